@@ -1,0 +1,49 @@
+# Two entry points (see README.md):
+#   make conformance   install, then run the conformance suite against the reference
+#   make test          install, then run every check of the project (what CI runs)
+#
+# Everything is installed into .venv from pinned versions; the kit is installed
+# as a wheel (not editable) so tests exercise the packaged distribution.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+REPORTS := reports
+
+# pytest exits 5 when it collected nothing: that must fail, never pass silently.
+define pytest_strict
+	$(BIN)/pytest $(1); rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "error: pytest collected no tests ($(1))" >&2; exit 1; fi; \
+	exit $$rc
+endef
+
+.PHONY: install conformance test lint typecheck unit bridge clean
+
+$(STAMP): pyproject.toml requirements/constraints.txt $(shell find pytest_dsh reference conformance fixtures -type f -not -path '*/__pycache__/*' 2>/dev/null)
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c requirements/constraints.txt 'ruff' 'mypy'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps .
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c requirements/constraints.txt '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+conformance: $(STAMP)
+	@mkdir -p $(REPORTS)
+	$(call pytest_strict,--pyargs dsh_conformance --dsh-impl=reference -ra --dsh-report=$(REPORTS)/conformance-reference.md)
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check pytest_dsh reference fixtures
+
+typecheck: $(STAMP)
+	cd /tmp && $(CURDIR)/$(BIN)/mypy -p pytest_dsh -p dsh_reference -p dsh_fixtures
+
+unit: $(STAMP)
+	$(call pytest_strict,tests -ra)
+
+test: lint typecheck unit conformance
+
+clean:
+	rm -rf $(VENV) $(REPORTS) build *.egg-info

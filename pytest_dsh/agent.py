@@ -1,0 +1,306 @@
+"""Agents of the fake host: turns, steps, follow-ups and the idle phase.
+
+Theory of operation. An agent is *fully idle* when no turn runs, no maintenance
+task holds the idle phase and no follow-up waits. ``followup`` queues a message;
+the agent opens a turn for it as soon as it is fully idle apart from that queue.
+A turn appends ``turn/start`` and the prompt, then per step: the pre-step hook
+(serial, awaited; a failure or an aborted signal ends the turn without
+``step/start``), ``step/start``, the scripted model reply, tool calls and their
+results, ``step/end``. Text ends the turn with ``turn/end``.
+
+``run_maintenance`` claims the idle phase or raises
+:class:`~pytest_dsh.contract.MaintenanceRejectedError` synchronously. While a
+maintenance task runs, queued follow-ups stay parked; they open a turn once it
+settles. Status changes (``"running"``/``"idle"``) are reported to listeners.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections import deque
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, final
+
+from pytest_dsh.contract import (
+    AgentStatus,
+    MaintenanceRejectedError,
+    SessionEvent,
+    UserMessage,
+)
+from pytest_dsh.model import ScriptedModel
+from pytest_dsh.session import FakeSession
+from pytest_dsh.tools import AbortSignal, AgentToolRegistry, ToolCallContext, ToolOutcome
+
+if TYPE_CHECKING:
+    from pytest_dsh.host import HostProcess
+
+__all__ = ["MAX_STEPS_PER_TURN", "FakeAgent"]
+
+#: A turn that keeps calling tools is cut off here (a scripted-model bug guard).
+MAX_STEPS_PER_TURN = 64
+
+_call_ids = itertools.count(1)
+
+
+def _check_message(message: UserMessage) -> None:
+    content = message.get("content") if isinstance(message, dict) else None
+    if not isinstance(content, list) or not content:
+        raise TypeError("a user message needs a non-empty `content` list")
+    for block in content:
+        if not (isinstance(block, dict) and block.get("type") == "text"
+                and isinstance(block.get("text"), str)):
+            raise TypeError("content blocks must be {'type': 'text', 'text': str}")
+    source = message.get("source")
+    if not (isinstance(source, dict) and isinstance(source.get("kind"), str)):
+        raise TypeError("a user message needs a `source` with a string `kind`")
+
+
+@final
+class FakeAgent:
+    """A live agent of one host process."""
+
+    def __init__(
+        self,
+        process: HostProcess,
+        agent_id: str,
+        session: FakeSession,
+        *,
+        is_root: bool,
+    ) -> None:
+        self._process = process
+        self._id = agent_id
+        self._session = session
+        self._is_root = is_root
+        self._tools = AgentToolRegistry()
+        self._followups: deque[UserMessage] = deque()
+        self._turn_task: asyncio.Task[None] | None = None
+        self._maintenance = False
+        self._status: AgentStatus = "idle"
+        self._status_listeners: list[Callable[[AgentStatus], None]] = []
+        self._idle_waiters: list[asyncio.Future[None]] = []
+        self._live = True
+        self._pending_pre_step_abort = False
+        self.model = ScriptedModel()
+
+    # -- contract: properties ---------------------------------------------------
+
+    @property
+    def id(self) -> str:
+        return self._id
+
+    @property
+    def is_root(self) -> bool:
+        return self._is_root
+
+    @property
+    def session(self) -> FakeSession:
+        return self._session
+
+    @property
+    def tools(self) -> AgentToolRegistry:
+        return self._tools
+
+    @property
+    def status(self) -> AgentStatus:
+        return self._status
+
+    @property
+    def is_live(self) -> bool:
+        return self._live
+
+    # -- contract: operations ---------------------------------------------------
+
+    def followup(self, message: UserMessage) -> None:
+        _check_message(message)
+        if not self._live:
+            raise RuntimeError(f"agent {self._id!r} is not live")
+        if self._process.faults.followup_fails():
+            raise RuntimeError("followup rejected by the fault plan")
+        self._followups.append(message)
+        self._process.loop.call_soon(self._settle)
+
+    def inject(self, message: UserMessage) -> SessionEvent:
+        _check_message(message)
+        return self._session.append(
+            "user/message",
+            {"content": message["content"], "source": message["source"]},
+            surfaceOp="append",
+        )
+
+    def when_idle(self) -> asyncio.Future[None]:
+        future: asyncio.Future[None] = self._process.loop.create_future()
+        self._idle_waiters.append(future)
+        self._process.loop.call_soon(self._settle)
+        return future
+
+    def run_maintenance(self, task: Callable[[], Awaitable[bool]]) -> asyncio.Task[bool]:
+        if not self._live:
+            raise MaintenanceRejectedError(f"agent {self._id!r} is not live")
+        if self._turn_task is not None or self._maintenance:
+            raise MaintenanceRejectedError(f"agent {self._id!r} is busy")
+        self._maintenance = True
+        self._process.maintenance_claims += 1
+
+        async def run() -> bool:
+            try:
+                return bool(await task())
+            finally:
+                self._maintenance = False
+                self._settle()
+
+        return self._process.loop.create_task(run())
+
+    def on_status(self, listener: Callable[[AgentStatus], None]) -> Callable[[], None]:
+        self._status_listeners.append(listener)
+
+        def dispose() -> None:
+            if listener in self._status_listeners:
+                self._status_listeners.remove(listener)
+
+        return dispose
+
+    # -- host side ----------------------------------------------------------------
+
+    @property
+    def fully_idle(self) -> bool:
+        return self._turn_task is None and not self._maintenance and not self._followups
+
+    def abort_next_pre_step(self) -> None:
+        """The next step is prepared with an already aborted signal."""
+        self._pending_pre_step_abort = True
+
+    def mark_dead(self) -> None:
+        """The agent stops being live (disposal or a crashed process)."""
+        self._live = False
+        self._session.live = False
+        self._tools.clear()
+        for waiter in self._idle_waiters:
+            if not waiter.done():
+                waiter.cancel()
+        self._idle_waiters.clear()
+        self._followups.clear()
+
+    def _set_status(self, status: AgentStatus) -> None:
+        if status == self._status:
+            return
+        self._status = status
+        for listener in list(self._status_listeners):
+            try:
+                listener(status)
+            except Exception as exc:  # a listener must not break the host
+                self._process.logger.warn(f"status listener failed: {exc!r}")
+
+    def _settle(self) -> None:
+        """Start a queued turn if possible; report idleness when fully idle."""
+        if not self._live:
+            return
+        if self._turn_task is None and not self._maintenance and self._followups:
+            prompt = self._followups.popleft()
+            self._turn_task = self._process.loop.create_task(self._run_turn(prompt))
+            return
+        if self.fully_idle:
+            self._set_status("idle")
+            waiters, self._idle_waiters = self._idle_waiters, []
+            for waiter in waiters:
+                if not waiter.done():
+                    waiter.set_result(None)
+
+    async def _run_turn(self, prompt: UserMessage) -> None:
+        try:
+            await self._turn_body(prompt)
+        except Exception as exc:
+            # e.g. an append refused by an invariant: DSH fails the turn.
+            self._process.record_error(f"turn of agent {self._id!r} failed: {exc!r}")
+        finally:
+            self._turn_task = None
+            self._settle()
+
+    def _next_turn_number(self) -> int:
+        for event in reversed(self._session.events):
+            if event["type"] == "turn/start":
+                return int(event["data"]["turn"]) + 1
+        return 1
+
+    async def _turn_body(self, prompt: UserMessage) -> None:
+        session = self._session
+        turn = self._next_turn_number()
+        self._set_status("running")
+        session.append(
+            "turn/start", {"turn": turn, "trigger": {"kind": "message", "source": prompt["source"]}}
+        )
+        session.append(
+            "user/message",
+            {"content": prompt["content"], "source": prompt["source"]},
+            surfaceOp="append",
+        )
+        signal = AbortSignal()
+        for step in range(1, MAX_STEPS_PER_TURN + 1):
+            if self._pending_pre_step_abort:
+                self._pending_pre_step_abort = False
+                signal.abort()
+            try:
+                await self._process.run_pre_step(self, turn, step, signal)
+            except Exception as exc:
+                self._end_turn(turn, {"kind": "error", "message": str(exc)})
+                return
+            if signal.aborted:
+                self._end_turn(turn, {"kind": "aborted"})
+                return
+            session.append("step/start", {"turn": turn, "step": step})
+            self.model.requests.append([dict(event) for event in session.history()])
+            reply = self.model.next_reply()
+            if reply.thinking_s:
+                await asyncio.sleep(reply.thinking_s)
+            if not self._live:
+                return
+            if reply.text is not None:
+                session.append(
+                    "assistant/message",
+                    {"turn": turn, "step": step, "content": [{"type": "text", "text": reply.text}]},
+                    surfaceOp="append",
+                )
+                session.append("step/end", {"turn": turn, "step": step})
+                self._end_turn(turn, {"kind": "completed"})
+                return
+            await self._run_tool_calls(turn, step, reply.tool_calls, signal)
+            session.append("step/end", {"turn": turn, "step": step})
+        self._end_turn(turn, {"kind": "error", "message": "too many steps"})
+
+    async def _run_tool_calls(
+        self, turn: int, step: int, calls: tuple[Any, ...], signal: AbortSignal
+    ) -> None:
+        session = self._session
+        requested = [
+            {"type": "tool-call", "callId": f"call-{next(_call_ids)}", "name": call.name,
+             "arguments": dict(call.arguments)}
+            for call in calls
+        ]
+        session.append(
+            "assistant/message", {"turn": turn, "step": step, "content": requested},
+            surfaceOp="append",
+        )
+        for request, call in zip(requested, calls, strict=True):
+            call_id = request["callId"]
+            session.append(
+                "tool/call",
+                {"turn": turn, "step": step, "callId": call_id, "name": call.name,
+                 "arguments": dict(call.arguments)},
+            )
+            outcome = await self.execute_tool(call.name, dict(call.arguments), call_id, signal)
+            if not self._live:
+                return
+            session.append(
+                "tool/result",
+                {"turn": turn, "step": step, "callId": call_id,
+                 "content": [{"type": "text", "text": outcome.text}], "isError": outcome.is_error},
+                surfaceOp="append",
+            )
+
+    async def execute_tool(
+        self, name: str, arguments: Any, call_id: str, signal: AbortSignal
+    ) -> ToolOutcome:
+        return await self._tools.execute(name, arguments, ToolCallContext(self, signal, call_id))
+
+    def _end_turn(self, turn: int, reason: dict[str, Any]) -> None:
+        self._session.append("turn/end", {"turn": turn, "reason": reason})

@@ -1,0 +1,119 @@
+"""The controllable clock: virtual monotonic time and a separate wall clock.
+
+Timers run on *monotonic* time, which only the test driver moves forward. The
+*wall clock* normally advances with it, but a test can set it anywhere (an NTP
+step backwards, a laptop waking up days later) without moving timers, which is
+exactly the situation a scheduler must survive.
+
+While a host is open, ``time-machine`` keeps ``time.time()`` and
+``datetime.now()`` equal to the virtual wall clock, for implementations that read
+the clock directly instead of through :class:`~pytest_dsh.contract.Clock`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+from collections.abc import Callable
+from typing import Final, final
+
+import time_machine
+
+__all__ = ["NODE_MAX_TIMER_DELAY_MS", "HostClock", "VirtualClock"]
+
+#: Largest delay a Node timer honours (2**31 - 1 ms, about 24.86 days). The fake
+#: host applies the same platform limit so the suite checks that long waits are
+#: split: like Node, a longer delay fires after 1 ms.
+NODE_MAX_TIMER_DELAY_MS: Final = 2_147_483_647
+
+
+@final
+class VirtualClock:
+    """Monotonic seconds plus a wall clock in epoch milliseconds."""
+
+    def __init__(self, wall_ms: int) -> None:
+        self._monotonic = 0.0
+        self._wall_base_ms = wall_ms
+        self._wall_base_monotonic = 0.0
+        self._traveller: time_machine.travel | None = None
+        self._coordinates: time_machine.Traveller | None = None
+
+    def monotonic(self) -> float:
+        return self._monotonic
+
+    def now_ms(self) -> int:
+        elapsed_ms = (self._monotonic - self._wall_base_monotonic) * 1000.0
+        # Round so that advancing by exactly 0.001 s moves the wall by 1 ms
+        # despite float representation error.
+        return self._wall_base_ms + round(elapsed_ms)
+
+    def set_wall_ms(self, wall_ms: int) -> None:
+        """Step the wall clock to ``wall_ms`` without touching monotonic time."""
+        if isinstance(wall_ms, bool) or not isinstance(wall_ms, int):
+            raise TypeError("wall clock values are integer epoch milliseconds")
+        self._wall_base_ms = wall_ms
+        self._wall_base_monotonic = self._monotonic
+        self._sync_time_machine()
+
+    def advance_monotonic_to(self, monotonic: float) -> None:
+        if monotonic < self._monotonic:
+            raise ValueError("monotonic time never goes backwards")
+        self._monotonic = monotonic
+        self._sync_time_machine()
+
+    # -- time-machine ---------------------------------------------------------
+
+    def start_patching(self) -> None:
+        """Make ``time.time()``/``datetime.now()`` follow the wall clock."""
+        if self._traveller is None:
+            self._traveller = time_machine.travel(_as_datetime(self.now_ms()), tick=False)
+            self._coordinates = self._traveller.start()
+
+    def stop_patching(self) -> None:
+        if self._traveller is not None:
+            self._traveller.stop()
+            self._traveller = None
+            self._coordinates = None
+
+    def _sync_time_machine(self) -> None:
+        if self._coordinates is not None:
+            self._coordinates.move_to(_as_datetime(self.now_ms()))
+
+
+def _as_datetime(epoch_ms: int) -> datetime.datetime:
+    # A datetime keeps whole milliseconds exact, where a float of seconds would
+    # round 1767225603.234 down to ...233999.
+    return _EPOCH + datetime.timedelta(milliseconds=epoch_ms)
+
+
+_EPOCH: Final = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
+
+
+class _LoopTimer:
+    def __init__(self, handle: asyncio.TimerHandle) -> None:
+        self._handle = handle
+
+    def cancel(self) -> None:
+        self._handle.cancel()
+
+
+@final
+class HostClock:
+    """The :class:`~pytest_dsh.contract.Clock` service given to plugins."""
+
+    max_timer_delay_ms: int = NODE_MAX_TIMER_DELAY_MS
+
+    def __init__(self, clock: VirtualClock, loop: asyncio.AbstractEventLoop) -> None:
+        self._clock = clock
+        self._loop = loop
+        self.timers_set = 0
+
+    def now_ms(self) -> int:
+        return self._clock.now_ms()
+
+    def set_timer(self, delay_ms: int, callback: Callable[[], None]) -> _LoopTimer:
+        self.timers_set += 1
+        # Node semantics: out-of-range or sub-millisecond delays become 1 ms.
+        if not 1 <= delay_ms <= NODE_MAX_TIMER_DELAY_MS:
+            delay_ms = 1
+        return _LoopTimer(self._loop.call_later(delay_ms / 1000.0, callback))

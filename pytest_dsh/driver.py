@@ -1,0 +1,373 @@
+"""The test-facing driver API that every implementation under test is run through.
+
+The conformance suite never touches an implementation directly: it drives a
+:class:`HostDriver` (a host with the implementation's plugins available) and its
+:class:`AgentDriver` objects, and asserts only what a DSH host can observe: tool
+values, appended events, follow-ups, flushes and timing on the virtual clock.
+
+For Python implementations :class:`PythonHostDriver` wraps the in-process
+:class:`~pytest_dsh.host.FakeHost`; the official npm build implements the same
+protocol through a Node bridge. All methods are synchronous and return once
+nothing more can happen without virtual time passing.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, final
+
+from pytest_dsh.agent import FakeAgent
+from pytest_dsh.contract import (
+    AgentStatus,
+    PluginFactory,
+    SessionEvent,
+    SessionHeader,
+    Signal,
+    hookimpl,
+)
+from pytest_dsh.host import FakeHost
+from pytest_dsh.model import ModelReply
+from pytest_dsh.persistence import FaultPlan, FlushRecord
+from pytest_dsh.tools import AbortSignal, ToolOutcome
+
+__all__ = [
+    "AgentDriver",
+    "HostDriver",
+    "PreStepProbe",
+    "ProbeCall",
+    "PythonAgentDriver",
+    "PythonHostDriver",
+]
+
+ProbeMode = Literal["record", "raise", "abort"]
+
+
+@dataclass(frozen=True, slots=True)
+class ProbeCall:
+    """One pre-step call seen by a probe: the arguments and the log length."""
+
+    agent_id: str
+    turn: int
+    step: int
+    aborted: bool
+    log_length: int
+
+
+@dataclass(slots=True)
+class PreStepProbe:
+    """A test listener on the pre-step hook, registered after the plugins.
+
+    ``mode`` ``"raise"`` fails the step, ``"abort"`` aborts its signal; ``only``
+    limits that to one ``(turn, step)``. ``calls`` records every call.
+    """
+
+    mode: ProbeMode = "record"
+    only: tuple[int, int] | None = None
+    calls: list[ProbeCall] = field(default_factory=list)
+
+
+class AgentDriver(Protocol):
+    @property
+    def id(self) -> str: ...
+    @property
+    def session_id(self) -> str: ...
+    @property
+    def is_root(self) -> bool: ...
+    @property
+    def status(self) -> AgentStatus: ...
+    @property
+    def is_live(self) -> bool: ...
+
+    def events(self) -> list[SessionEvent]:
+        """A copy of the raw session log."""
+
+    def history(self) -> list[SessionEvent]:
+        """The derived, model-visible message events (compaction applied)."""
+
+    def header(self) -> SessionHeader: ...
+
+    def tool_names(self) -> list[str]: ...
+
+    def tool_specs(self) -> list[dict[str, Any]]:
+        """``[{"name", "description", "parameters"}]`` in registration order."""
+
+    def call_tool(self, name: str, arguments: Any, *, aborted: bool = False) -> ToolOutcome:
+        """Call a tool directly (no ``tool/call``/``tool/result`` events) and
+        drive the host until the call completes."""
+
+    def prompt(self, text: str) -> None:
+        """Queue a user prompt; it opens a turn once the agent is idle."""
+
+    def script(self, *replies: ModelReply) -> None:
+        """Append replies to this agent's scripted model."""
+
+    def requests(self) -> list[list[SessionEvent]]:
+        """The model-visible history each step sent, in order."""
+
+    def compact(self, seqs: Sequence[int], summary: str) -> None:
+        """Append a compaction that shadows the message events ``seqs``."""
+
+    def append_event(self, type: str, data: Any) -> SessionEvent:
+        """Append a raw event (test set-up); invariants still apply."""
+
+    def abort_next_pre_step(self) -> None:
+        """Prepare the next step with an already aborted signal."""
+
+    def dispose(self) -> None: ...
+
+
+class HostDriver(Protocol):
+    implementation_name: str
+    implementation_version: str
+
+    @property
+    def now_ms(self) -> int: ...
+    @property
+    def faults(self) -> FaultPlan: ...
+    @property
+    def flushes(self) -> list[FlushRecord]: ...
+    @property
+    def warnings(self) -> list[str]: ...
+    @property
+    def errors(self) -> list[str]: ...
+
+    def load_plugin(self, name: str, config: Mapping[str, Any] | None = None) -> None: ...
+    def unload_plugin(self, name: str) -> None: ...
+    def available_plugins(self) -> list[str]: ...
+    def set_wall_clock(self, epoch_ms: int) -> None: ...
+    def advance(self, seconds: float) -> None: ...
+    def run_until_idle(self) -> None: ...
+    def create_agent(
+        self,
+        *,
+        session_id: str | None = None,
+        seed: Sequence[SessionEvent] | None = None,
+        parent: AgentDriver | None = None,
+    ) -> AgentDriver: ...
+    def fork(self, agent: AgentDriver) -> AgentDriver: ...
+    def resume(self, session_id: str) -> AgentDriver: ...
+    def crash(self) -> None: ...
+    def durable_events(self, session_id: str) -> list[SessionEvent]: ...
+    def add_pre_step_probe(
+        self, mode: ProbeMode = "record", *, only: tuple[int, int] | None = None
+    ) -> PreStepProbe: ...
+    def close(self) -> None: ...
+
+
+_direct_calls = itertools.count(1)
+
+
+@final
+class PythonAgentDriver:
+    """:class:`AgentDriver` over a :class:`~pytest_dsh.agent.FakeAgent`."""
+
+    def __init__(self, host: PythonHostDriver, agent: FakeAgent) -> None:
+        self._host = host
+        self.agent = agent
+
+    @property
+    def id(self) -> str:
+        return self.agent.id
+
+    @property
+    def session_id(self) -> str:
+        return self.agent.session.id
+
+    @property
+    def is_root(self) -> bool:
+        return self.agent.is_root
+
+    @property
+    def status(self) -> AgentStatus:
+        return self.agent.status
+
+    @property
+    def is_live(self) -> bool:
+        return self.agent.is_live
+
+    def events(self) -> list[SessionEvent]:
+        return self.agent.session.snapshot()
+
+    def history(self) -> list[SessionEvent]:
+        return copy.deepcopy(self.agent.session.history())
+
+    def header(self) -> SessionHeader:
+        return copy.deepcopy(self.agent.session.header)
+
+    def tool_names(self) -> list[str]:
+        return self.agent.tools.names()
+
+    def tool_specs(self) -> list[dict[str, Any]]:
+        specs = []
+        for name in self.agent.tools.names():
+            tool = self.agent.tools.get(name)
+            assert tool is not None
+            specs.append(
+                {"name": tool.name, "description": tool.description,
+                 "parameters": copy.deepcopy(dict(tool.parameters))}
+            )
+        return specs
+
+    def call_tool(self, name: str, arguments: Any, *, aborted: bool = False) -> ToolOutcome:
+        signal = AbortSignal()
+        if aborted:
+            signal.abort()
+        call = self.agent.execute_tool(
+            name, copy.deepcopy(arguments), f"direct-{next(_direct_calls)}", signal
+        )
+        return self._host.host.run_to_completion(call)
+
+    def prompt(self, text: str) -> None:
+        self.agent.followup({"content": [{"type": "text", "text": text}], "source": {"kind": "user"}})
+        self._host.run_until_idle()
+
+    def script(self, *replies: ModelReply) -> None:
+        self.agent.model.extend(replies)
+
+    def requests(self) -> list[list[SessionEvent]]:
+        return copy.deepcopy(self.agent.model.requests)  # type: ignore[arg-type]
+
+    def compact(self, seqs: Sequence[int], summary: str) -> None:
+        session = self.agent.session
+        shadowed = sorted(seqs)
+        session.append("compact/start", {"seqs": shadowed})
+        session.append(
+            "user/message",
+            {"content": [{"type": "text", "text": summary}],
+             "source": {"kind": "plugin", "plugin": "compact"}},
+            surfaceOp={"op": "replace", "start": shadowed[0], "end": shadowed[-1]},
+            sourceEventSeqs=shadowed,
+        )
+        session.append("compact/end", {"seqs": shadowed})
+
+    def append_event(self, type: str, data: Any) -> SessionEvent:
+        return copy.deepcopy(self.agent.session.append(type, data))
+
+    def abort_next_pre_step(self) -> None:
+        self.agent.abort_next_pre_step()
+
+    def dispose(self) -> None:
+        self._host.host.dispose_agent(self.agent)
+
+
+class _ProbePlugin:
+    def __init__(self, probe: PreStepProbe) -> None:
+        self.probe = probe
+
+    # trylast: a probe stands for "a later listener", after every plugin's.
+    @hookimpl(trylast=True)
+    def dsh_pre_step(self, agent: FakeAgent, turn: int, step: int, signal: Signal) -> None:
+        probe = self.probe
+        probe.calls.append(
+            ProbeCall(agent.id, turn, step, signal.aborted, len(agent.session.events))
+        )
+        if probe.only is not None and probe.only != (turn, step):
+            return
+        if probe.mode == "raise":
+            raise RuntimeError(f"pre-step probe failed turn {turn} step {step}")
+        if probe.mode == "abort" and isinstance(signal, AbortSignal):
+            signal.abort()
+
+
+@final
+class PythonHostDriver:
+    """:class:`HostDriver` over the in-process :class:`FakeHost`."""
+
+    def __init__(
+        self,
+        name: str,
+        version: str,
+        plugins: Mapping[str, PluginFactory],
+        *,
+        start_ms: int,
+    ) -> None:
+        self.implementation_name = name
+        self.implementation_version = version
+        self.host = FakeHost(plugins, start_ms=start_ms)
+        self._probes: list[PreStepProbe] = []
+
+    @property
+    def now_ms(self) -> int:
+        return self.host.now_ms
+
+    @property
+    def faults(self) -> FaultPlan:
+        return self.host.faults
+
+    @property
+    def flushes(self) -> list[FlushRecord]:
+        return self.host.flushes
+
+    @property
+    def warnings(self) -> list[str]:
+        return self.host.warnings
+
+    @property
+    def errors(self) -> list[str]:
+        return self.host.errors
+
+    def load_plugin(self, name: str, config: Mapping[str, Any] | None = None) -> None:
+        self.host.load_plugin(name, config)
+
+    def unload_plugin(self, name: str) -> None:
+        self.host.unload_plugin(name)
+
+    def available_plugins(self) -> list[str]:
+        return sorted(self.host.factories)
+
+    def set_wall_clock(self, epoch_ms: int) -> None:
+        self.host.set_wall_clock(epoch_ms)
+
+    def advance(self, seconds: float) -> None:
+        self.host.advance(seconds)
+
+    def run_until_idle(self) -> None:
+        self.host.run_until_idle()
+
+    def _wrap(self, agent: FakeAgent) -> PythonAgentDriver:
+        self.host.run_until_idle()
+        return PythonAgentDriver(self, agent)
+
+    def create_agent(
+        self,
+        *,
+        session_id: str | None = None,
+        seed: Sequence[SessionEvent] | None = None,
+        parent: AgentDriver | None = None,
+    ) -> PythonAgentDriver:
+        parent_agent = parent.agent if isinstance(parent, PythonAgentDriver) else None
+        if parent is not None and parent_agent is None:
+            raise TypeError("parent must be an agent of this host")
+        return self._wrap(
+            self.host.create_agent(session_id=session_id, seed=seed, parent=parent_agent)
+        )
+
+    def fork(self, agent: AgentDriver) -> PythonAgentDriver:
+        if not isinstance(agent, PythonAgentDriver):
+            raise TypeError("agent must be an agent of this host")
+        return self._wrap(self.host.fork(agent.agent))
+
+    def resume(self, session_id: str) -> PythonAgentDriver:
+        return self._wrap(self.host.resume(session_id))
+
+    def crash(self) -> None:
+        self.host.crash()
+        for probe in self._probes:
+            self.host.process.pm.register(_ProbePlugin(probe))
+
+    def durable_events(self, session_id: str) -> list[SessionEvent]:
+        return self.host.durable_events(session_id)
+
+    def add_pre_step_probe(
+        self, mode: ProbeMode = "record", *, only: tuple[int, int] | None = None
+    ) -> PreStepProbe:
+        probe = PreStepProbe(mode, only)
+        self._probes.append(probe)
+        self.host.process.pm.register(_ProbePlugin(probe))
+        return probe
+
+    def close(self) -> None:
+        self.host.close()

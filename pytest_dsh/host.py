@@ -1,0 +1,389 @@
+"""The fake DSH host: plugin loading, agents, persistence, crash and resume.
+
+:class:`FakeHost` is what tests drive. It owns what survives a crash (the
+virtual clock, the durable store, the fault plan, the record of flushes) and one
+:class:`HostProcess`: the loop, the plugin manager, live sessions and agents.
+:meth:`FakeHost.crash` throws the process away, losing everything that was not
+flushed, and starts a new one with the same plugins; :meth:`FakeHost.resume`
+then opens a fresh root agent over a durable log.
+
+Every driver method is synchronous: it runs the virtual loop until nothing more
+can happen at the current instant (``run_until_idle``). Only :meth:`advance`
+lets virtual time pass.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import inspect
+import itertools
+from collections.abc import Coroutine, Mapping, Sequence
+from typing import Any, TypeVar, final
+
+import pluggy
+
+from pytest_dsh.agent import FakeAgent
+from pytest_dsh.clock import HostClock, VirtualClock
+from pytest_dsh.contract import (
+    PROJECT_NAME,
+    CompositionError,
+    HookSpecs,
+    HostServices,
+    InvariantChecker,
+    InvariantViolationError,
+    PluginConfigError,
+    PluginFactory,
+    SessionEvent,
+    SessionHeader,
+    Signal,
+)
+from pytest_dsh.errors import (
+    AgentVetoedError,
+    HostStuckError,
+    PluginLoadError,
+    UnknownPluginError,
+)
+from pytest_dsh.persistence import (
+    DurableStore,
+    FaultPlan,
+    FlushRecord,
+    PersistenceDetachedError,
+    PersistenceRejectedError,
+)
+from pytest_dsh.session import FakeSession
+from pytest_dsh.virtual_loop import VirtualEventLoop
+
+__all__ = ["FakeHost", "HostProcess"]
+
+T = TypeVar("T")
+
+
+class _Logger:
+    def __init__(self, sink: list[str]) -> None:
+        self._sink = sink
+
+    def warn(self, message: str) -> None:
+        self._sink.append(str(message))
+
+
+class _PersistenceMarker:
+    """Stands for the session-persistence backend (a service plugins require)."""
+
+
+@final
+class HostProcess:
+    """One host process: what a crash destroys."""
+
+    def __init__(self, host: FakeHost) -> None:
+        self.host = host
+        self.loop = VirtualEventLoop(host.clock)
+        self.clock = HostClock(host.clock, self.loop)
+        self.faults = host.faults
+        self.logger = _Logger(host.warnings)
+        self.pm = pluggy.PluginManager(PROJECT_NAME)
+        self.pm.add_hookspecs(HookSpecs)
+        self.plugins: dict[str, object] = {}
+        self.agents: dict[str, FakeAgent] = {}
+        self.sessions: dict[str, FakeSession] = {}
+        self.invariants: list[tuple[str, InvariantChecker]] = []
+        self.maintenance_claims = 0
+        self.alive = True
+        self.services = HostServices(
+            clock=self.clock,
+            sessions=self,
+            agents=self,
+            invariants=self,
+            logger=self.logger,
+            session_persistence=_PersistenceMarker(),
+        )
+
+    def record_error(self, message: str) -> None:
+        self.host.errors.append(message)
+
+    # -- SessionsService --------------------------------------------------------
+
+    async def flush(self, session: Any) -> object:
+        # A real flush is asynchronous I/O: let other work interleave.
+        await asyncio.sleep(0)
+        live = self.alive and self.sessions.get(getattr(session, "id", None)) is session
+        outcome = self.faults.next_flush_outcome() if live and session.live else "detached"
+        self.host.flushes.append(
+            FlushRecord(session.id, outcome, self.host.clock.now_ms(), len(session.events))
+        )
+        if outcome == "hang":
+            parked: asyncio.Future[None] = self.loop.create_future()
+            self.faults.park(parked)
+            await parked
+            outcome = "durable" if self.alive and session.live else "detached"
+        if outcome == "durable":
+            self.host.store.persist(session.header, session.snapshot())
+            return True
+        if outcome == "falsy":
+            return False
+        if outcome == "rejected":
+            raise PersistenceRejectedError("a session/flush listener failed")
+        raise PersistenceDetachedError(f'session "{session.id}" is not live in this store')
+
+    # -- AgentsService ----------------------------------------------------------
+
+    def roots(self) -> list[FakeAgent]:
+        return [agent for agent in self.agents.values() if agent.is_root and agent.is_live]
+
+    def get(self, agent_id: str) -> FakeAgent | None:
+        agent = self.agents.get(agent_id)
+        return agent if agent is not None and agent.is_live else None
+
+    # -- InvariantsService ------------------------------------------------------
+
+    def register(self, owner: str, checker: InvariantChecker) -> Any:
+        for session in self.sessions.values():
+            if session.live:
+                _run_checker(owner, checker, session.events, None, session.seed_length)
+        entry = (owner, checker)
+        self.invariants.append(entry)
+
+        def dispose() -> None:
+            if entry in self.invariants:
+                self.invariants.remove(entry)
+
+        return dispose
+
+    def guard_append(self, session: FakeSession, event: SessionEvent) -> None:
+        self.faults.check_append(event["type"])
+        for owner, checker in list(self.invariants):
+            _run_checker(owner, checker, session.events, event, session.seed_length)
+
+    # -- hooks ------------------------------------------------------------------
+
+    async def call_serial(self, hook_name: str, **kwargs: Any) -> None:
+        """Call each implementation in pluggy's order, awaiting each result
+        before the next implementation starts."""
+        caller = getattr(self.pm.hook, hook_name)
+        for impl in reversed(caller.get_hookimpls()):
+            result = impl.function(*(kwargs[name] for name in impl.argnames))
+            if inspect.isawaitable(result):
+                await result
+
+    async def run_pre_step(self, agent: FakeAgent, turn: int, step: int, signal: Signal) -> None:
+        await self.call_serial("dsh_pre_step", agent=agent, turn=turn, step=step, signal=signal)
+
+    # -- lifecycle --------------------------------------------------------------
+
+    def die(self) -> None:
+        """Stop without any cleanup code of the plugins running (a crash)."""
+        self.alive = False
+        for agent in self.agents.values():
+            agent.mark_dead()
+        for task in asyncio.all_tasks(self.loop):
+            task.cancel()
+        self.loop.drive(0)
+        self.loop.close()
+
+
+def _run_checker(
+    owner: str,
+    checker: InvariantChecker,
+    events: Sequence[SessionEvent],
+    candidate: SessionEvent | None,
+    seed_length: int,
+) -> None:
+    try:
+        checker(events, candidate, seed_length)
+    except Exception as exc:
+        raise InvariantViolationError(f'invariant violated by "{owner}": {exc}') from exc
+
+
+@final
+class FakeHost:
+    """A deterministic DSH host for tests (see the module docstring)."""
+
+    def __init__(
+        self,
+        plugins: Mapping[str, PluginFactory] | None = None,
+        *,
+        start_ms: int = 1_767_225_600_000,
+    ) -> None:
+        self.factories: dict[str, PluginFactory] = dict(plugins or {})
+        self.clock = VirtualClock(start_ms)
+        self.store = DurableStore()
+        self.faults = FaultPlan()
+        self.flushes: list[FlushRecord] = []
+        self.warnings: list[str] = []
+        self.errors: list[str] = []
+        self._loaded: list[tuple[str, dict[str, Any]]] = []
+        self._ids = itertools.count(1)
+        self._process = HostProcess(self)
+        self._closed = False
+        self.clock.start_patching()
+
+    # -- clock --------------------------------------------------------------------
+
+    @property
+    def now_ms(self) -> int:
+        return self.clock.now_ms()
+
+    def set_wall_clock(self, epoch_ms: int) -> None:
+        """Step the wall clock (either direction) without moving timers."""
+        self.clock.set_wall_ms(epoch_ms)
+        self.run_until_idle()
+
+    def advance(self, seconds: float) -> None:
+        """Let ``seconds`` of virtual time pass, firing due timers in order."""
+        self._process.loop.drive(seconds)
+
+    def run_until_idle(self) -> None:
+        """Run everything that can happen without time passing."""
+        self._process.loop.drive(0)
+
+    # -- plugins --------------------------------------------------------------------
+
+    @property
+    def process(self) -> HostProcess:
+        return self._process
+
+    def load_plugin(self, name: str, config: Mapping[str, Any] | None = None) -> None:
+        """Load plugin ``name`` of the implementation with ``config``.
+
+        Raises :class:`PluginLoadError` with the plugin's message when it refuses
+        its config, and :class:`CompositionError` when a required service is
+        missing or the plugin is already loaded.
+        """
+        config_copy = copy.deepcopy(dict(config or {}))
+        self._load_into(self._process, name, config_copy)
+        self._loaded.append((name, config_copy))
+        self.run_until_idle()
+
+    def _load_into(self, process: HostProcess, name: str, config: dict[str, Any]) -> None:
+        factory = self.factories.get(name)
+        if factory is None:
+            raise UnknownPluginError(name, sorted(self.factories))
+        if name in process.plugins:
+            raise CompositionError(f"plugin {name!r} is already loaded")
+        missing = sorted(set(factory.requires) - process.services.provided())
+        if missing:
+            raise CompositionError(
+                f"plugin {name!r} requires {', '.join(missing)}, which this host does not provide"
+            )
+        try:
+            plugin = factory.load(process.services, copy.deepcopy(config))
+        except PluginConfigError as exc:
+            raise PluginLoadError(name, str(exc)) from exc
+        except (TypeError, ValueError) as exc:
+            raise PluginLoadError(name, str(exc)) from exc
+        process.pm.register(plugin, name=name)
+        process.plugins[name] = plugin
+
+    def unload_plugin(self, name: str) -> None:
+        plugin = self._process.plugins.pop(name, None)
+        if plugin is None:
+            raise UnknownPluginError(name, sorted(self._process.plugins))
+        self._loaded = [(n, c) for n, c in self._loaded if n != name]
+        dispose = getattr(plugin, "dispose", None)
+        if dispose is not None:
+            self.run_to_completion(dispose())
+        self._process.pm.unregister(plugin)
+        self.run_until_idle()
+
+    # -- agents ---------------------------------------------------------------------
+
+    def _new_session(
+        self, header: SessionHeader, events: list[SessionEvent]
+    ) -> FakeSession:
+        process = self._process
+        if header["id"] in process.sessions and process.sessions[header["id"]].live:
+            raise ValueError(f"session {header['id']!r} is already live")
+        session = FakeSession(
+            header, events, now_ms=self.clock.now_ms, guard=process.guard_append
+        )
+        for owner, checker in list(process.invariants):
+            _run_checker(owner, checker, session.events, None, session.seed_length)
+        process.sessions[header["id"]] = session
+        return session
+
+    def create_agent(
+        self,
+        *,
+        session_id: str | None = None,
+        seed: Sequence[SessionEvent] | None = None,
+        parent: FakeAgent | None = None,
+    ) -> FakeAgent:
+        """Create an agent on a new session (optionally seeded with ``seed``,
+        events the session then owns). With ``parent`` the agent is a child
+        (not a root)."""
+        sid = session_id or f"session-{next(self._ids)}"
+        events = [dict(copy.deepcopy(event)) for event in (seed or [])]
+        session = self._new_session({"id": sid}, events)  # type: ignore[arg-type]
+        return self._start_agent(session, is_root=parent is None)
+
+    def fork(self, agent: FakeAgent, *, session_id: str | None = None) -> FakeAgent:
+        """A new root agent on a session seeded with ``agent``'s whole log; the
+        header's ``seedLength`` marks the inherited prefix."""
+        events = agent.session.snapshot()
+        sid = session_id or f"session-{next(self._ids)}"
+        session = self._new_session({"id": sid, "seedLength": len(events)}, events)
+        return self._start_agent(session, is_root=True)
+
+    def resume(self, session_id: str) -> FakeAgent:
+        """A fresh root agent over the durable log of ``session_id``."""
+        header, events = self.store.load(session_id)
+        session = self._new_session(header, events)
+        return self._start_agent(session, is_root=True)
+
+    def _start_agent(self, session: FakeSession, *, is_root: bool) -> FakeAgent:
+        process = self._process
+        agent = FakeAgent(process, f"agent-{next(self._ids)}", session, is_root=is_root)
+        process.agents[agent.id] = agent
+        try:
+            self.run_to_completion(process.call_serial("dsh_agent_created", agent=agent))
+        except Exception as exc:
+            agent.mark_dead()
+            raise AgentVetoedError(agent.id, exc) from exc
+        return agent
+
+    def dispose_agent(self, agent: FakeAgent) -> None:
+        """Dispose ``agent``: the disposal hook is awaited, then it stops being live."""
+        if not agent.is_live:
+            return
+        self.run_to_completion(self._process.call_serial("dsh_agent_disposed", agent=agent))
+        agent.mark_dead()
+        self.run_until_idle()
+
+    def crash(self) -> None:
+        """The process dies: non-durable events, timers, queued follow-ups and
+        in-flight work are lost. A new process loads the same plugins."""
+        self._process.die()
+        self._process = HostProcess(self)
+        for name, config in self._loaded:
+            self._load_into(self._process, name, copy.deepcopy(config))
+        self.run_until_idle()
+
+    def durable_events(self, session_id: str) -> list[SessionEvent]:
+        return self.store.load(session_id)[1]
+
+    # -- running coroutines ---------------------------------------------------------
+
+    def run_to_completion(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        task = self._process.loop.create_task(coroutine)
+        self.run_until_idle()
+        if not task.done():
+            task.cancel()
+            self.run_until_idle()
+            raise HostStuckError(
+                "the operation is still waiting with nothing left to run "
+                "(a hung flush? call faults.release_hung_flushes() or advance the clock)"
+            )
+        return task.result()
+
+    def start(self, coroutine: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
+        """Start ``coroutine`` on the host loop without driving it."""
+        return self._process.loop.create_task(coroutine)
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            self._process.die()
+        finally:
+            self.clock.stop_patching()

@@ -1,0 +1,193 @@
+"""Durable storage for the fake host, with a fault plan.
+
+The store keeps, per session, the header and the events that a successful
+``flush`` made durable. Everything appended after the last successful flush is
+the *non-durable suffix*: :meth:`~pytest_dsh.host.FakeHost.crash` drops it.
+
+:class:`FaultPlan` is the seam through which tests make persistence misbehave.
+Faults are counted per kind from the moment they are planned ("the 2nd flush from
+now"), so a test states intent without knowing how many flushes came before.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+from dataclasses import dataclass, field
+from typing import Literal, final
+
+from pytest_dsh.contract import AppendRejectedError, SessionEvent, SessionHeader
+
+__all__ = [
+    "DurableStore",
+    "FaultPlan",
+    "FlushOutcome",
+    "FlushRecord",
+    "PersistenceDetachedError",
+    "PersistenceRejectedError",
+]
+
+FlushOutcome = Literal["durable", "falsy", "rejected", "detached", "hang"]
+_FAULTS: frozenset[str] = frozenset({"falsy", "rejected", "detached", "hang"})
+
+
+class PersistenceRejectedError(RuntimeError):
+    """A flush listener or the backend failed."""
+
+
+class PersistenceDetachedError(RuntimeError):
+    """The session is not live in the store."""
+
+
+@dataclass(frozen=True, slots=True)
+class FlushRecord:
+    """One call to ``sessions.flush`` as the host saw it."""
+
+    session_id: str
+    outcome: FlushOutcome
+    wall_ms: int
+    durable_length: int
+
+
+@dataclass(slots=True)
+class _Window:
+    kind: str
+    outcome: str
+    first: int
+    count: int | None
+    event_type: str | None = None
+    seen: int = 0
+
+    def claims(self) -> bool:
+        """Count one matching call; True when this call falls in the window."""
+        self.seen += 1
+        if self.seen < self.first:
+            return False
+        return self.count is None or self.seen < self.first + self.count
+
+
+@final
+class FaultPlan:
+    """Planned persistence, append and follow-up failures.
+
+    ``first`` is 1-based and counts matching calls made *after* the fault was
+    planned; ``count=None`` keeps failing until :meth:`clear`.
+    """
+
+    def __init__(self) -> None:
+        self._windows: list[_Window] = []
+        self._hung: list[asyncio.Future[None]] = []
+
+    # -- planning -------------------------------------------------------------
+
+    def fail_flushes(self, outcome: FlushOutcome, *, first: int = 1, count: int | None = 1) -> None:
+        """Make flushes ``first .. first+count-1`` (from now) end with ``outcome``:
+        ``"falsy"`` (resolves false: no persistence listener), ``"rejected"``
+        (raises), ``"detached"`` (raises: session not live in the store) or
+        ``"hang"`` (never resolves until :meth:`release_hung_flushes`)."""
+        if outcome not in _FAULTS:
+            raise ValueError(f"unknown flush fault {outcome!r}; expected one of {sorted(_FAULTS)}")
+        self._windows.append(_Window("flush", outcome, _positive(first), _count(count)))
+
+    def reject_nth_flush(self, n: int, outcome: FlushOutcome = "rejected") -> None:
+        """Only the ``n``-th flush from now fails, with ``outcome``."""
+        self.fail_flushes(outcome, first=n, count=1)
+
+    def fail_appends(
+        self, *, event_type: str | None = None, first: int = 1, count: int | None = 1
+    ) -> None:
+        """Make matching ``session.append`` calls raise (the log is unchanged)."""
+        window = _Window("append", "rejected", _positive(first), _count(count), event_type)
+        self._windows.append(window)
+
+    def fail_followups(self, *, first: int = 1, count: int | None = 1) -> None:
+        """Make ``agent.followup`` calls raise (nothing is queued)."""
+        self._windows.append(_Window("followup", "rejected", _positive(first), _count(count)))
+
+    def clear(self) -> None:
+        """Forget every planned fault (hung flushes stay hung until released)."""
+        self._windows.clear()
+
+    def release_hung_flushes(self) -> None:
+        """Let every hung flush complete as durable."""
+        hung, self._hung = self._hung, []
+        for future in hung:
+            if not future.done():
+                future.set_result(None)
+
+    # -- consulted by the host ------------------------------------------------
+
+    def next_flush_outcome(self) -> FlushOutcome:
+        outcome: FlushOutcome = "durable"
+        for window in self._windows:
+            if window.kind == "flush" and window.claims() and outcome == "durable":
+                outcome = window.outcome  # type: ignore[assignment]
+        return outcome
+
+    def append_fails(self, event_type: str) -> bool:
+        failed = False
+        for window in self._windows:
+            if window.kind == "append" and window.event_type in (None, event_type):
+                failed = window.claims() or failed
+        return failed
+
+    def followup_fails(self) -> bool:
+        failed = False
+        for window in self._windows:
+            if window.kind == "followup":
+                failed = window.claims() or failed
+        return failed
+
+    def park(self, future: asyncio.Future[None]) -> None:
+        self._hung.append(future)
+
+    def check_append(self, event_type: str) -> None:
+        if self.append_fails(event_type):
+            raise AppendRejectedError(f"append of {event_type!r} rejected by the fault plan")
+
+
+def _positive(first: int) -> int:
+    if first < 1:
+        raise ValueError("`first` counts from 1 (the next matching call)")
+    return first
+
+
+def _count(count: int | None) -> int | None:
+    if count is not None and count < 1:
+        raise ValueError("`count` must be positive, or None for 'until cleared'")
+    return count
+
+
+@dataclass(slots=True)
+class _DurableSession:
+    header: SessionHeader
+    events: list[SessionEvent] = field(default_factory=list)
+
+
+@final
+class DurableStore:
+    """In-memory durable session storage (survives :meth:`FakeHost.crash`)."""
+
+    def __init__(self) -> None:
+        self._sessions: dict[str, _DurableSession] = {}
+
+    def session_ids(self) -> list[str]:
+        return list(self._sessions)
+
+    def persist(self, header: SessionHeader, events: list[SessionEvent]) -> None:
+        self._sessions[header["id"]] = _DurableSession(
+            copy.deepcopy(header), copy.deepcopy(events)
+        )
+
+    def has(self, session_id: str) -> bool:
+        return session_id in self._sessions
+
+    def load(self, session_id: str) -> tuple[SessionHeader, list[SessionEvent]]:
+        try:
+            stored = self._sessions[session_id]
+        except KeyError:
+            known = ", ".join(sorted(self._sessions)) or "none"
+            raise KeyError(
+                f"no durable session {session_id!r} (durable sessions: {known})"
+            ) from None
+        return copy.deepcopy(stored.header), copy.deepcopy(stored.events)

@@ -1,0 +1,129 @@
+"""Tool registration and execution, as a DSH host does it.
+
+Arguments are validated against the tool's JSON Schema (draft 2020-12) *before*
+the handler runs; a violation is a host error (``invalid arguments: ...``), not a
+plugin value. When the tool declares an output schema, the handler's value is
+validated too: a plugin that returns a shape outside its own schema, or raises,
+produces a host error the suite can see.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, final
+
+import jsonschema
+
+from pytest_dsh.contract import ToolDefinition
+
+if TYPE_CHECKING:
+    from pytest_dsh.contract import Agent
+
+__all__ = ["AbortSignal", "AgentToolRegistry", "ToolCallContext", "ToolOutcome"]
+
+
+@final
+class AbortSignal:
+    """A settable :class:`~pytest_dsh.contract.Signal`."""
+
+    def __init__(self) -> None:
+        self._aborted = False
+
+    @property
+    def aborted(self) -> bool:
+        return self._aborted
+
+    def abort(self) -> None:
+        self._aborted = True
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallContext:
+    agent: Agent
+    signal: AbortSignal
+    call_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolOutcome:
+    """What the host reports for one tool call.
+
+    ``is_error`` is true only for host-level failures (unknown tool, invalid
+    arguments, a handler that raised, a value outside the output schema); plugin
+    error *values* such as ``{"code": ...}`` are ordinary results.
+    """
+
+    is_error: bool
+    value: Any
+    text: str
+    error: str | None = None
+
+
+def _violations(schema: Mapping[str, Any], instance: Any) -> list[str]:
+    validator = jsonschema.Draft202012Validator(schema)
+    messages = []
+    for error in sorted(validator.iter_errors(instance), key=lambda e: list(e.absolute_path)):
+        where = "/".join(str(part) for part in error.absolute_path) or "(root)"
+        messages.append(f"{where}: {error.message}")
+    return messages
+
+
+@final
+class AgentToolRegistry:
+    """The tools registered on one agent."""
+
+    def __init__(self) -> None:
+        self._tools: dict[str, ToolDefinition] = {}
+
+    def register(self, tool: ToolDefinition) -> Callable[[], None]:
+        if tool.name in self._tools:
+            raise ValueError(f"tool {tool.name!r} is already registered on this agent")
+        jsonschema.Draft202012Validator.check_schema(dict(tool.parameters))
+        if tool.output_schema is not None:
+            jsonschema.Draft202012Validator.check_schema(dict(tool.output_schema))
+        self._tools[tool.name] = tool
+
+        def dispose() -> None:
+            if self._tools.get(tool.name) is tool:
+                del self._tools[tool.name]
+
+        return dispose
+
+    def names(self) -> list[str]:
+        return list(self._tools)
+
+    def get(self, name: str) -> ToolDefinition | None:
+        return self._tools.get(name)
+
+    def clear(self) -> None:
+        self._tools.clear()
+
+    async def execute(self, name: str, arguments: Any, call: ToolCallContext) -> ToolOutcome:
+        tool = self._tools.get(name)
+        if tool is None:
+            known = ", ".join(self._tools) or "none"
+            return _host_error(f"unknown tool {name!r} (registered: {known})")
+        problems = _violations(tool.parameters, arguments)
+        if problems:
+            return _host_error("invalid arguments: " + "; ".join(problems))
+        try:
+            value = await tool.handler(arguments, call)
+        except Exception as exc:  # the host contains it, and reports it
+            return _host_error(f"tool {name!r} raised {type(exc).__name__}: {exc}")
+        if tool.output_schema is not None:
+            problems = _violations(tool.output_schema, value)
+            if problems:
+                return _host_error(
+                    f"tool {name!r} returned a value outside its output schema: "
+                    + "; ".join(problems)
+                )
+        try:
+            text = tool.render(value)
+        except Exception as exc:
+            return _host_error(f"tool {name!r} could not render its value: {exc}")
+        return ToolOutcome(is_error=False, value=value, text=text)
+
+
+def _host_error(message: str) -> ToolOutcome:
+    return ToolOutcome(is_error=True, value=None, text=message, error=message)
