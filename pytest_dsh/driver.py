@@ -283,10 +283,11 @@ class PythonHostDriver:
         plugins: Mapping[str, PluginFactory],
         *,
         start_ms: int,
+        withhold: frozenset[str] = frozenset(),
     ) -> None:
         self.implementation_name = name
         self.implementation_version = version
-        self.host = FakeHost(plugins, start_ms=start_ms)
+        self.host = FakeHost(plugins, start_ms=start_ms, withhold=withhold)
         self._probes: list[PreStepProbe] = []
 
     @property

@@ -59,6 +59,9 @@ __all__ = ["FakeHost", "HostProcess"]
 T = TypeVar("T")
 
 
+_WITHHOLDABLE = frozenset({"sessions", "agents", "invariants", "session_persistence"})
+
+
 class _Logger:
     def __init__(self, sink: list[str]) -> None:
         self._sink = sink
@@ -89,13 +92,16 @@ class HostProcess:
         self.invariants: list[tuple[str, InvariantChecker]] = []
         self.maintenance_claims = 0
         self.alive = True
+        withheld = host.withheld_services
         self.services = HostServices(
             clock=self.clock,
-            sessions=self,
-            agents=self,
-            invariants=self,
+            sessions=None if "sessions" in withheld else self,
+            agents=None if "agents" in withheld else self,
+            invariants=None if "invariants" in withheld else self,
             logger=self.logger,
-            session_persistence=_PersistenceMarker(),
+            session_persistence=(
+                None if "session_persistence" in withheld else _PersistenceMarker()
+            ),
         )
 
     def record_error(self, message: str) -> None:
@@ -203,7 +209,15 @@ class FakeHost:
         plugins: Mapping[str, PluginFactory] | None = None,
         *,
         start_ms: int = 1_767_225_600_000,
+        withhold: frozenset[str] = frozenset(),
     ) -> None:
+        unknown = set(withhold) - _WITHHOLDABLE
+        if unknown:
+            raise ValueError(
+                f"cannot withhold {sorted(unknown)}; withholdable: {sorted(_WITHHOLDABLE)}"
+            )
+        #: Services this host does not offer (to test composition errors).
+        self.withheld_services = frozenset(withhold)
         self.factories: dict[str, PluginFactory] = dict(plugins or {})
         self.clock = VirtualClock(start_ms)
         self.store = DurableStore()

@@ -48,9 +48,13 @@ class Implementation(Protocol):
     version: str
     capabilities: frozenset[str]
 
-    def open_host(self, *, start_ms: int) -> HostDriver:
+    def open_host(
+        self, *, start_ms: int, withhold: frozenset[str] = frozenset()
+    ) -> HostDriver:
         """A fresh host with this implementation's plugins available (not yet
-        loaded) and the wall clock at ``start_ms``."""
+        loaded) and the wall clock at ``start_ms``. ``withhold`` names host
+        services (``sessions``, ``agents``, ``invariants``,
+        ``session_persistence``) the host must not offer."""
 
 
 @final
@@ -63,8 +67,12 @@ class PythonImplementation:
     plugins: Mapping[str, PluginFactory]
     capabilities: frozenset[str] = field(default=frozenset())
 
-    def open_host(self, *, start_ms: int) -> PythonHostDriver:
-        return PythonHostDriver(self.name, self.version, self.plugins, start_ms=start_ms)
+    def open_host(
+        self, *, start_ms: int, withhold: frozenset[str] = frozenset()
+    ) -> PythonHostDriver:
+        return PythonHostDriver(
+            self.name, self.version, self.plugins, start_ms=start_ms, withhold=withhold
+        )
 
 
 def available_implementations() -> dict[str, str]:

@@ -218,12 +218,15 @@ def dsh_implementation(request: pytest.FixtureRequest) -> Implementation:
 def dsh_host_factory(
     dsh_implementation: Implementation,
 ) -> Iterator[Callable[..., HostDriver]]:
-    """Open fresh hosts: ``dsh_host_factory(start_ms=...)``. Every host opened
-    here is closed after the test."""
+    """Open fresh hosts: ``dsh_host_factory(start_ms=..., withhold={...})``
+    (``withhold`` names services the host must not offer). Every host opened here
+    is closed after the test."""
     opened: list[HostDriver] = []
 
-    def open_host(*, start_ms: int = DEFAULT_START_MS) -> HostDriver:
-        host = dsh_implementation.open_host(start_ms=start_ms)
+    def open_host(
+        *, start_ms: int = DEFAULT_START_MS, withhold: frozenset[str] = frozenset()
+    ) -> HostDriver:
+        host = dsh_implementation.open_host(start_ms=start_ms, withhold=frozenset(withhold))
         opened.append(host)
         return host
 

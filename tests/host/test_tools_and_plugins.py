@@ -153,3 +153,27 @@ def test_disposing_an_agent_runs_the_hook_then_it_is_not_live(host: FakeHost, re
     assert recording.instances[0].calls[-1] == ("disposed", agent.id)
     assert not agent.is_live and agent.tools.names() == []
     assert host.process.get(agent.id) is None
+
+
+def test_a_host_can_withhold_persistence() -> None:
+    factory_requires = frozenset({"session_persistence"})
+
+    class Needs:
+        name = "needs"
+        requires = factory_requires
+
+        def load(self, services, config):
+            return object()
+
+    fake = FakeHost({"needs": Needs()}, withhold=frozenset({"session_persistence"}))
+    try:
+        with pytest.raises(CompositionError, match="requires session_persistence"):
+            fake.load_plugin("needs")
+        assert fake.process.services.session_persistence is None
+    finally:
+        fake.close()
+
+
+def test_withholding_an_unknown_service_is_refused() -> None:
+    with pytest.raises(ValueError, match="cannot withhold"):
+        FakeHost({}, withhold=frozenset({"clock"}))

@@ -1,0 +1,176 @@
+"""The pytest plugin: --dsh-impl, its ini twin, listing, header, markers, report."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from pytest_dsh import TZDATA_VERSION, __version__
+
+TOY_IMPL = textwrap.dedent(
+    """
+    from pytest_dsh import PythonImplementation
+
+    class Factory:
+        name = "toy"
+        requires = frozenset()
+        def load(self, services, config):
+            return object()
+
+    IMPLEMENTATION = PythonImplementation(
+        "toy", "9.9", {"toy": Factory()}, frozenset({"schedule"}),
+    )
+    """
+)
+
+
+def test_unknown_implementation_is_a_usage_error_naming_the_available_ones(pytester):
+    result = pytester.runpytest("--dsh-impl=nope")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*unknown implementation 'nope'*available implementations:*reference*"])
+
+
+def test_an_import_path_that_does_not_exist_is_a_usage_error(pytester):
+    result = pytester.runpytest("--dsh-impl=no_such_module:IMPL")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*cannot load implementation 'no_such_module:IMPL'*reference*"])
+
+
+def test_an_object_that_is_not_an_implementation_is_refused(pytester):
+    pytester.makepyfile(notimpl="IMPLEMENTATION = 42\n")
+    pytester.syspathinsert()
+    result = pytester.runpytest("--dsh-impl=notimpl:IMPLEMENTATION")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*'notimpl:IMPLEMENTATION' is not an implementation*"])
+
+
+def test_list_impls_prints_the_entry_points_and_exits(pytester):
+    result = pytester.runpytest("--dsh-list-impls")
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(["*reference*dsh_reference.implementation:IMPLEMENTATION*"])
+
+
+def test_tests_needing_a_host_without_an_implementation_are_a_usage_error(pytester):
+    pytester.makepyfile("def test_x(dsh_host):\n    pass\n")
+    result = pytester.runpytest()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*need an implementation under test*--dsh-impl=NAME*reference*"])
+
+
+def test_header_names_implementation_kit_tzdata_and_hypothesis(pytester):
+    pytester.makepyfile("def test_x():\n    pass\n")
+    result = pytester.runpytest("--dsh-impl=reference", "--hypothesis-seed=1234")
+    result.stdout.fnmatch_lines([
+        f"dsh: implementation reference {__version__}; pytest-dsh {__version__}",
+        f"dsh: tzdata {TZDATA_VERSION} (IANA *); hypothesis profile *, seed 1234",
+    ])
+
+
+def test_ini_twin_selects_the_implementation(pytester):
+    pytester.makeini("[pytest]\ndsh_impl = reference\n")
+    pytester.makepyfile(
+        "def test_x(dsh_implementation):\n    assert dsh_implementation.name == 'reference'\n"
+    )
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=1)
+
+
+def test_command_line_wins_over_the_ini(pytester):
+    pytester.makeini("[pytest]\ndsh_impl = nope\n")
+    pytester.makepyfile(toyimpl=TOY_IMPL)
+    pytester.syspathinsert()
+    pytester.makepyfile(
+        "def test_x(dsh_implementation):\n    assert dsh_implementation.name == 'toy'\n"
+    )
+    result = pytester.runpytest("--dsh-impl=toyimpl:IMPLEMENTATION")
+    result.assert_outcomes(passed=1)
+
+
+def test_each_test_gets_a_fresh_host(pytester):
+    pytester.makepyfile(
+        """
+        seen = []
+        def test_a(dsh_host):
+            dsh_host.load_plugin("schedule")
+            seen.append(dsh_host)
+        def test_b(dsh_host):
+            assert dsh_host is not seen[0]
+            dsh_host.load_plugin("schedule")  # would fail if the plugin manager were shared
+        """
+    )
+    result = pytester.runpytest("--dsh-impl=reference")
+    result.assert_outcomes(passed=2)
+
+
+def test_missing_capabilities_skip_with_the_reason(pytester):
+    pytester.makepyfile(toyimpl=TOY_IMPL)
+    pytester.syspathinsert()
+    pytester.makepyfile(
+        """
+        import pytest
+        @pytest.mark.dsh_requires("schedule", "time-context")
+        def test_x(dsh_host):
+            pass
+        @pytest.mark.dsh_requires("schedule")
+        def test_y(dsh_host):
+            pass
+        """
+    )
+    result = pytester.runpytest("--dsh-impl=toyimpl:IMPLEMENTATION", "-rs")
+    result.assert_outcomes(passed=1, skipped=1)
+    result.stdout.fnmatch_lines(["*implementation 'toy' does not declare time-context*"])
+
+
+def test_expected_failures_become_strict_xfails(pytester):
+    pytester.makepyfile(
+        toyimpl=TOY_IMPL + textwrap.dedent(
+            """
+            class WithExpectations:
+                name = "toy"; version = "1"; capabilities = frozenset()
+                expected_failures = {
+                    "test_known.py::test_still_broken": "README sentence X",
+                    "test_known.py::test_fixed": "README sentence Y",
+                }
+                def open_host(self, *, start_ms, withhold=frozenset()):
+                    return IMPLEMENTATION.open_host(start_ms=start_ms)
+            EXPECTING = WithExpectations()
+            """
+        )
+    )
+    pytester.syspathinsert()
+    pytester.makepyfile(
+        test_known="def test_still_broken():\n    assert False\n"
+        "def test_fixed():\n    assert True\n"
+    )
+    result = pytester.runpytest("--dsh-impl=toyimpl:EXPECTING", "-rxX")
+    result.assert_outcomes(xfailed=1, failed=1)
+    result.stdout.fnmatch_lines(["*XPASS(strict)*README sentence Y*"])
+
+
+def test_markers_are_registered(pytester):
+    result = pytester.runpytest("--markers")
+    result.stdout.fnmatch_lines(["@pytest.mark.dsh_requires(*capabilities)*", "@pytest.mark.spec(*"])
+
+
+def test_the_plugin_defines_no_autouse_fixtures(pytester):
+    pytester.makepyfile(
+        """
+        def test_x(request):
+            # fixturenames includes every autouse fixture in effect.
+            assert [name for name in request.fixturenames if "dsh" in name] == []
+        """
+    )
+    pytester.runpytest("--dsh-impl=reference").assert_outcomes(passed=1)
+
+
+def test_report_option_writes_a_markdown_summary(pytester):
+    pytester.makepyfile(
+        "def test_ok(dsh_host):\n    pass\ndef test_bad(dsh_host):\n    assert 1 == 2\n"
+    )
+    pytester.runpytest("--dsh-impl=reference", "--dsh-report=out/report.md")
+    report = (pytester.path / "out" / "report.md").read_text()
+    assert "implementation reference" in report
+    assert "**Verdict: does NOT conform**" in report
+    assert "| test_report_option_writes_a_markdown_summary.py | 1 | 1 |" in report
+    assert "test_bad" in report
