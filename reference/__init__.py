@@ -1,0 +1,1 @@
+"""Reference implementation of the DSH dsh-schedule and dsh-time-context plugins."""

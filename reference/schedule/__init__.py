@@ -1,0 +1,1 @@
+"""Reference dsh-schedule plugin: a pure core plus a thin runtime."""

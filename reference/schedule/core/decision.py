@@ -1,0 +1,85 @@
+"""What the live owner should do at ``now``: wait, deliver one one-shot, or deliver a batch.
+
+Theory of operation, in priority order:
+
+1. Due one-shots (after/at with ``scheduledAt <= now``) come first, one per
+   decision: the smallest (scheduledAt, creation index). A due one-shot wins
+   even over an every record with an earlier target.
+2. Otherwise all due every records form one batch, ordered by their current
+   (pre-dispatch) ``scheduledAt`` and then creation index. Each contributes its
+   latest due occurrence, so ``occurrence_at`` values need not be ascending.
+   The batch shares one ``acceptedAt``: the canonical text of ``now``.
+3. Otherwise wait until the smallest ``scheduledAt`` (none if nothing is active).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .every import resolve_every_occurrence
+from .fold import FoldedSchedule
+from .framing import BatchReminder
+from .instants import format_iso_ms, parse_iso_ms
+from .protocol import EveryRecord, OneShotRecord, ScheduleRecord
+
+__all__ = ["Decision", "EveryBatchDue", "OneShotDue", "Wait", "due_decision"]
+
+
+@dataclass(frozen=True, slots=True)
+class Wait:
+    """Nothing is due; wake at ``target_ms`` (epoch ms), or never when ``None``."""
+
+    target_ms: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class OneShotDue:
+    """Deliver this one-shot record; its dispatch carries only the id."""
+
+    record: OneShotRecord
+
+
+@dataclass(frozen=True, slots=True)
+class EveryBatchDue:
+    """Deliver these every records together; each dispatch carries ``accepted_at``."""
+
+    accepted_at: str
+    reminders: tuple[BatchReminder, ...]
+
+
+Decision = Wait | OneShotDue | EveryBatchDue
+
+
+def due_decision(folded: FoldedSchedule, now: int) -> Decision:
+    """Decide at ``now`` (epoch ms) from a fold.
+
+    Raises :class:`ScheduleLogError` if every records are due but ``now`` is not a
+    representable four-digit-year instant.
+    """
+    targets = [(_target_ms(record), index, record) for index, record in enumerate(folded.active)]
+    one_shots: list[tuple[int, int, OneShotRecord]] = []
+    everies: list[tuple[int, int, EveryRecord]] = []
+    for target, index, record in targets:
+        if target > now:
+            continue
+        if record["kind"] == "every":
+            everies.append((target, index, record))
+        else:
+            one_shots.append((target, index, record))
+    if one_shots:
+        return OneShotDue(min(one_shots, key=lambda item: item[:2])[2])
+    if everies:
+        everies.sort(key=lambda item: item[:2])
+        reminders = tuple(
+            BatchReminder(record, resolve_every_occurrence(record, now).occurrence_at)
+            for _, _, record in everies
+        )
+        return EveryBatchDue(accepted_at=format_iso_ms(now), reminders=reminders)
+    return Wait(min((target for target, _, _ in targets), default=None))
+
+
+def _target_ms(record: ScheduleRecord) -> int:
+    target = parse_iso_ms(record["scheduledAt"])
+    if target is None:
+        raise ValueError(f"record {record['id']!r} has no canonical scheduledAt")
+    return target

@@ -1,0 +1,104 @@
+"""Resolve a local wall-clock time in an IANA zone to a single UTC instant.
+
+Theory of operation: a local time ``L`` (read as if it were UTC, in epoch ms)
+maps to the instants ``L - offset`` for whichever offsets the zone uses near
+it. The zone's offsets are sampled at ``L - 48h, L - 24h, L, L + 24h, L + 48h``,
+which is wider than any real transition (the largest, Pacific/Apia in 2011,
+skipped 24 hours). Each distinct offset gives a candidate, and a candidate is
+kept only if projecting it back into the zone reproduces ``L`` exactly,
+milliseconds included:
+
+* one survivor: the ordinary case;
+* two survivors: an overlap (clocks went back); the smallest, earlier instant wins;
+* no survivor: a gap (clocks jumped forward), unless a candidate fell outside
+  0001-9999, in which case the time is out of range.
+
+Offsets are read through :mod:`zoneinfo` from the pinned ``tzdata`` package
+and may carry seconds (local mean time before standard time). Everything else
+is integer arithmetic on epoch milliseconds, so years 1 and 9999 need no
+special cases beyond reading an offset whose local time falls off the edge of
+:class:`datetime.datetime`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Final
+from zoneinfo import ZoneInfo
+
+from pytest_dsh.tzdb import pinned_zone
+
+from .errors import INVALID_RULE, TIME_OUT_OF_RANGE, ScheduleInputError
+from .instants import MAX_EPOCH_MS, MIN_EPOCH_MS, TIME_OUT_OF_RANGE_MESSAGE, epoch_ms_from_fields
+
+__all__ = ["LOCAL_TIME_GAP_MESSAGE", "LocalFields", "resolve_local_instant", "zone_offset_ms"]
+
+LOCAL_TIME_GAP_MESSAGE: Final = "The local at time does not exist in the selected time zone."
+
+_HOUR_MS: Final = 3_600_000
+_SAMPLE_DELTAS_MS: Final = (-48 * _HOUR_MS, -24 * _HOUR_MS, 0, 24 * _HOUR_MS, 48 * _HOUR_MS)
+_UNIX_EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
+_ONE_MS: Final = timedelta(milliseconds=1)
+
+
+@dataclass(frozen=True, slots=True)
+class LocalFields:
+    """A real proleptic Gregorian wall-clock time (year 1-9999, ms precision)."""
+
+    year: int
+    month: int
+    day: int
+    hour: int
+    minute: int
+    second: int
+    millisecond: int
+
+    def as_utc_epoch_ms(self) -> int:
+        """The fields read as if they were UTC."""
+        return epoch_ms_from_fields(
+            self.year, self.month, self.day, self.hour, self.minute, self.second, self.millisecond
+        )
+
+
+def zone_offset_ms(zone: ZoneInfo, epoch_ms: int) -> int:
+    """The zone's UTC offset, in ms, at instant ``epoch_ms`` (which must lie in 0001-9999)."""
+    instant = _UNIX_EPOCH + timedelta(milliseconds=epoch_ms)
+    try:
+        offset = instant.astimezone(zone).utcoffset()
+    except OverflowError:
+        # The local time is before 0001-01-01 or after 9999-12-31 by less than a
+        # day; no zone changes its offset there, so read it at the edge instead.
+        edge = datetime.min if epoch_ms < 0 else datetime.max
+        offset = zone.utcoffset(edge)
+    assert offset is not None  # a ZoneInfo always knows its offset
+    return offset // _ONE_MS
+
+
+def resolve_local_instant(fields: LocalFields, zone_key: str) -> int:
+    """The epoch ms at which the zone's clocks read ``fields``; earlier instant in an overlap.
+
+    ``zone_key`` must be a key of the pinned ``tzdata`` package. Raises
+    :class:`ScheduleInputError`: ``invalid_rule`` for a time in a gap,
+    ``time_out_of_range`` when the only matching instants fall outside 0001-9999.
+    """
+    zone = pinned_zone(zone_key)
+    local_ms = fields.as_utc_epoch_ms()
+    offsets: dict[int, None] = {}  # insertion-ordered, distinct
+    for delta in _SAMPLE_DELTAS_MS:
+        sample = min(max(local_ms + delta, MIN_EPOCH_MS), MAX_EPOCH_MS)
+        offsets[zone_offset_ms(zone, sample)] = None
+    candidates: list[int] = []
+    out_of_range = False
+    for offset in offsets:
+        candidate = local_ms - offset
+        if not MIN_EPOCH_MS <= candidate <= MAX_EPOCH_MS:
+            out_of_range = True
+            continue
+        if candidate + zone_offset_ms(zone, candidate) == local_ms:
+            candidates.append(candidate)
+    if candidates:
+        return min(candidates)
+    if out_of_range:
+        raise ScheduleInputError(TIME_OUT_OF_RANGE, TIME_OUT_OF_RANGE_MESSAGE)
+    raise ScheduleInputError(INVALID_RULE, LOCAL_TIME_GAP_MESSAGE)

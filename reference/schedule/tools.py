@@ -1,0 +1,196 @@
+"""Handlers of ``schedule_create``, ``schedule_list`` and ``schedule_delete``.
+
+Each handler does its shape-only checks first (they need neither the log nor
+the clock, so they never wait for the queue or touch persistence), then enters
+the agent's queue, checkpoints, folds and decides. Every outcome is a value:
+no exception reaches the host. After every successful preflight and barrier the
+live owner is asked to recompute.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from dsh_reference.schedule.core import (
+    SCHEDULE_CHANGE_EVENT_TYPE,
+    SCHEDULE_CHANGE_VERSION,
+    FoldedSchedule,
+    ScheduleInputError,
+    ScheduleLogError,
+    allocate_schedule_id,
+    build_requested_record,
+    corrupt_log_result,
+    delete_result,
+    error_result,
+    fold_schedule_events,
+    internal_error_result,
+    persistence_uncertain_result,
+    render_tool_value,
+    schedule_view,
+    tool_definitions,
+    validate_create_arguments,
+    validate_delete_id,
+)
+from dsh_reference.schedule.transactions import AgentQueue, checkpoint
+from pytest_dsh.contract import Agent, HostServices, ToolCall, ToolDefinition
+
+__all__ = ["register_schedule_tools"]
+
+
+class _CorruptLog(Exception):
+    pass
+
+
+def register_schedule_tools(
+    agent: Agent,
+    services: HostServices,
+    queue: AgentQueue,
+    on_durable_change: Callable[[], None],
+) -> Callable[[], None]:
+    """Register the three tools on ``agent``; returns an idempotent disposer that
+    unregisters them in reverse order."""
+    handlers = _Handlers(agent, services, queue, on_durable_change)
+    by_name = {
+        "schedule_create": handlers.create,
+        "schedule_list": handlers.list,
+        "schedule_delete": handlers.delete,
+    }
+    disposers: list[Callable[[], None]] = []
+    try:
+        for definition in tool_definitions():
+            disposers.append(
+                agent.tools.register(
+                    ToolDefinition(
+                        name=definition.name,
+                        description=definition.description,
+                        parameters=definition.parameters,
+                        handler=by_name[definition.name],
+                        output_schema=definition.output_schema,
+                        render=render_tool_value,
+                    )
+                )
+            )
+    except Exception:
+        for dispose in reversed(disposers):
+            dispose()
+        raise
+
+    def dispose_all() -> None:
+        while disposers:
+            disposers.pop()()
+
+    return dispose_all
+
+
+class _Handlers:
+    def __init__(
+        self,
+        agent: Agent,
+        services: HostServices,
+        queue: AgentQueue,
+        on_durable_change: Callable[[], None],
+    ) -> None:
+        self._agent = agent
+        self._services = services
+        self._queue = queue
+        self._on_durable_change = on_durable_change
+
+    def _durable_change(self) -> None:
+        try:
+            self._on_durable_change()
+        except Exception as exc:
+            self._services.logger.warn(f"schedule: durable-change observer failed: {exc}")
+
+    def _fold(self) -> FoldedSchedule:
+        session = self._agent.session
+        try:
+            return fold_schedule_events(session.events, session.header.get("seedLength") or 0)
+        except ScheduleLogError as exc:
+            raise _CorruptLog from exc
+
+    async def create(self, arguments: Mapping[str, Any], call: ToolCall) -> Any:
+        if call.agent is not self._agent:
+            return internal_error_result()
+        try:
+            request = validate_create_arguments(arguments)
+        except ScheduleInputError as exc:
+            return error_result(exc.code, exc.message)
+        async with self._queue:
+            if call.signal.aborted:
+                return internal_error_result()
+            session = self._agent.session
+            if not await checkpoint(self._services, session):
+                return persistence_uncertain_result("create")
+            self._durable_change()
+            try:
+                folded = self._fold()
+                schedule_id = allocate_schedule_id(folded)
+                record = build_requested_record(
+                    request, schedule_id, self._services.clock.now_ms()
+                )
+            except _CorruptLog:
+                return corrupt_log_result()
+            except ScheduleInputError as exc:
+                return error_result(exc.code, exc.message)
+            except Exception:
+                return internal_error_result()
+            if call.signal.aborted:
+                return internal_error_result()
+            change = {"version": SCHEDULE_CHANGE_VERSION, "operation": "create", "schedule": record}
+            try:
+                session.append(SCHEDULE_CHANGE_EVENT_TYPE, change)
+            except Exception:
+                return internal_error_result()
+            if not await checkpoint(self._services, session):
+                return persistence_uncertain_result("create", schedule_id)
+            self._durable_change()
+            return schedule_view(record, self._services.clock.now_ms())
+
+    async def list(self, arguments: Mapping[str, Any], call: ToolCall) -> Any:
+        if call.agent is not self._agent:
+            return internal_error_result()
+        async with self._queue:
+            if call.signal.aborted:
+                return internal_error_result()
+            if not await checkpoint(self._services, self._agent.session):
+                return persistence_uncertain_result("list")
+            self._durable_change()
+            try:
+                folded = self._fold()
+            except _CorruptLog:
+                return corrupt_log_result()
+            now = self._services.clock.now_ms()
+            return [schedule_view(record, now) for record in folded.active]
+
+    async def delete(self, arguments: Mapping[str, Any], call: ToolCall) -> Any:
+        try:
+            schedule_id = validate_delete_id(arguments.get("id"))
+        except ScheduleInputError as exc:
+            return error_result(exc.code, exc.message)
+        if call.agent is not self._agent:
+            return internal_error_result()
+        async with self._queue:
+            if call.signal.aborted:
+                return internal_error_result()
+            session = self._agent.session
+            if not await checkpoint(self._services, session):
+                return persistence_uncertain_result("delete", schedule_id)
+            self._durable_change()
+            try:
+                folded = self._fold()
+            except _CorruptLog:
+                return corrupt_log_result()
+            if all(record["id"] != schedule_id for record in folded.active):
+                return delete_result(schedule_id, deleted=False)
+            if call.signal.aborted:
+                return internal_error_result()
+            change = {"version": SCHEDULE_CHANGE_VERSION, "operation": "delete", "id": schedule_id}
+            try:
+                session.append(SCHEDULE_CHANGE_EVENT_TYPE, change)
+            except Exception:
+                return internal_error_result()
+            if not await checkpoint(self._services, session):
+                return persistence_uncertain_result("delete", schedule_id)
+            self._durable_change()
+            return delete_result(schedule_id, deleted=True)
