@@ -35,10 +35,13 @@ conformance: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
-	$(BIN)/ruff format --check pytest_dsh reference fixtures
 
+# mypy checks the sources under their import names through a folder of links.
 typecheck: $(STAMP)
-	cd /tmp && $(CURDIR)/$(BIN)/mypy -p pytest_dsh -p dsh_reference -p dsh_fixtures
+	@mkdir -p .typecheck
+	@ln -sfn ../pytest_dsh .typecheck/pytest_dsh; ln -sfn ../reference .typecheck/dsh_reference
+	@ln -sfn ../fixtures .typecheck/dsh_fixtures; ln -sfn ../conformance .typecheck/dsh_conformance
+	cd .typecheck && ../$(BIN)/mypy --config-file ../pyproject.toml -p pytest_dsh -p dsh_reference -p dsh_fixtures
 
 unit: $(STAMP)
 	$(call pytest_strict,tests -ra)

@@ -363,8 +363,11 @@ class PluginFactory(Protocol):
     ``async def dispose(self) -> None``, awaited when the plugin is unloaded.
     """
 
-    name: str
-    requires: frozenset[str]
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def requires(self) -> frozenset[str]: ...
 
     def load(self, services: HostServices, config: Mapping[str, Any]) -> object: ...
 

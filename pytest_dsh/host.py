@@ -112,7 +112,7 @@ class HostProcess:
     async def flush(self, session: Any) -> object:
         # A real flush is asynchronous I/O: let other work interleave.
         await asyncio.sleep(0)
-        live = self.alive and self.sessions.get(getattr(session, "id", None)) is session
+        live = self.alive and self.sessions.get(str(getattr(session, "id", ""))) is session
         outcome = self.faults.next_flush_outcome() if live and session.live else "detached"
         self.host.flushes.append(
             FlushRecord(session.id, outcome, self.host.clock.now_ms(), len(session.events))
@@ -301,15 +301,11 @@ class FakeHost:
 
     # -- agents ---------------------------------------------------------------------
 
-    def _new_session(
-        self, header: SessionHeader, events: list[SessionEvent]
-    ) -> FakeSession:
+    def _new_session(self, header: SessionHeader, events: list[SessionEvent]) -> FakeSession:
         process = self._process
         if header["id"] in process.sessions and process.sessions[header["id"]].live:
             raise ValueError(f"session {header['id']!r} is already live")
-        session = FakeSession(
-            header, events, now_ms=self.clock.now_ms, guard=process.guard_append
-        )
+        session = FakeSession(header, events, now_ms=self.clock.now_ms, guard=process.guard_append)
         for owner, checker in list(process.invariants):
             _run_checker(owner, checker, session.events, None, session.seed_length)
         process.sessions[header["id"]] = session

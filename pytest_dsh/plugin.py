@@ -123,9 +123,7 @@ def _configure_hypothesis(config: pytest.Config) -> None:
 
     # Virtual time makes test speed irrelevant to correctness; a slow CI core
     # must not turn into flaky deadline errors.
-    settings.register_profile(
-        "dsh", deadline=None, suppress_health_check=[HealthCheck.too_slow]
-    )
+    settings.register_profile("dsh", deadline=None, suppress_health_check=[HealthCheck.too_slow])
     settings.register_profile(
         "dsh-ci",
         parent=settings.get_profile("dsh"),
@@ -146,7 +144,7 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     seed = config.getoption("hypothesis_seed", None)
     if seed is not None:
         seed_text = f"seed {seed}"
-    elif settings.default.derandomize:
+    elif settings.default is not None and settings.default.derandomize:
         seed_text = "derandomized (seed derived from each test)"
     else:
         seed_text = "random per run (reproduce with --hypothesis-seed)"
@@ -160,9 +158,7 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
 def pytest_collection_modifyitems(
     session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
 ) -> None:
-    needs_impl = [
-        item for item in items if _HOST_FIXTURES & set(getattr(item, "fixturenames", ()))
-    ]
+    needs_impl = [item for item in items if _HOST_FIXTURES & set(getattr(item, "fixturenames", ()))]
     if needs_impl and config.stash.get(_IMPL_KEY, None) is None:
         raise pytest.UsageError(
             f"{len(needs_impl)} collected tests need an implementation under test; "
@@ -196,9 +192,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         return
     missing = sorted(required - set(implementation.capabilities))
     if missing:
-        pytest.skip(
-            f"implementation {implementation.name!r} does not declare {', '.join(missing)}"
-        )
+        pytest.skip(f"implementation {implementation.name!r} does not declare {', '.join(missing)}")
 
 
 @pytest.fixture(scope="session")

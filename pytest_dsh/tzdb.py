@@ -36,9 +36,9 @@ def pinned_zone_keys() -> frozenset[str]:
 
 def iana_release() -> str:
     """The IANA release (e.g. ``"2026a"``) packaged by the installed ``tzdata``."""
-    import tzdata
+    import importlib
 
-    return str(getattr(tzdata, "IANA_VERSION", "unknown"))
+    return str(getattr(importlib.import_module("tzdata"), "IANA_VERSION", "unknown"))
 
 
 @functools.cache

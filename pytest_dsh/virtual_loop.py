@@ -35,9 +35,7 @@ class VirtualSelector(selectors.BaseSelector):
     def attach(self, loop: asyncio.AbstractEventLoop) -> None:
         self._loop = loop
 
-    def register(
-        self, fileobj: Any, events: int, data: Any = None
-    ) -> selectors.SelectorKey:
+    def register(self, fileobj: Any, events: int, data: Any = None) -> selectors.SelectorKey:
         # Only asyncio's own self-pipe is registered; it never becomes readable
         # because nothing here uses threads.
         key = selectors.SelectorKey(fileobj, _fd_of(fileobj), events, data)
@@ -97,10 +95,22 @@ class VirtualEventLoop(asyncio.SelectorEventLoop):
             self.run_forever()
             # A stop() can leave callbacks that became ready during the last
             # iteration; keep going until the loop is really quiet.
-            if not self._ready and not self._due_timers():
+            if not _pending_ready(self) and not self._due_timers():
                 break
 
     def _due_timers(self) -> bool:
-        return bool(self._scheduled) and self._scheduled[0].when() <= (
-            self._virtual_selector.horizon
-        ) and self._scheduled[0].when() <= self.time() + self._clock_resolution
+        scheduled = _internals(self)._scheduled
+        if not scheduled:
+            return False
+        when = scheduled[0].when()
+        return bool(when <= self._virtual_selector.horizon and when <= self.time() + 1e-9)
+
+
+def _internals(loop: asyncio.BaseEventLoop) -> Any:
+    # BaseEventLoop keeps its ready queue and timer heap in private attributes;
+    # reading them is the only way to know the loop is quiet without running it.
+    return loop
+
+
+def _pending_ready(loop: asyncio.BaseEventLoop) -> bool:
+    return bool(_internals(loop)._ready)

@@ -52,11 +52,12 @@ from dsh_reference.schedule.core import (
     render_reminder_framing,
 )
 from dsh_reference.schedule.transactions import AgentQueue, checkpoint
-from pytest_dsh.contract import Agent, AgentStatus, HostServices, TimerHandle
+
+from pytest_dsh.contract import Agent, AgentStatus, HostServices, MessageSource, TimerHandle
 
 __all__ = ["LiveOwner"]
 
-_SOURCE: Final = {"kind": "plugin", "plugin": "schedule"}
+_SOURCE: Final[MessageSource] = {"kind": "plugin", "plugin": "schedule"}
 
 
 @final
@@ -195,9 +196,7 @@ class LiveOwner:
             self._warn(f"corrupt schedule log: {exc}")
             return None
 
-    def _decide(
-        self, folded: FoldedSchedule, now: int
-    ) -> Wait | OneShotDue | EveryBatchDue | None:
+    def _decide(self, folded: FoldedSchedule, now: int) -> Wait | OneShotDue | EveryBatchDue | None:
         try:
             return due_decision(folded, now)
         except (ScheduleLogError, ValueError) as exc:
@@ -263,13 +262,18 @@ class LiveOwner:
 def _dispatch_changes(decision: OneShotDue | EveryBatchDue) -> list[dict[str, Any]]:
     if isinstance(decision, OneShotDue):
         return [
-            {"version": SCHEDULE_CHANGE_VERSION, "operation": "dispatch",
-             "id": decision.record["id"]}
+            {
+                "version": SCHEDULE_CHANGE_VERSION,
+                "operation": "dispatch",
+                "id": decision.record["id"],
+            }
         ]
     return [
-        {"version": SCHEDULE_CHANGE_VERSION, "operation": "dispatch",
-         "id": reminder.record["id"], "acceptedAt": decision.accepted_at}
+        {
+            "version": SCHEDULE_CHANGE_VERSION,
+            "operation": "dispatch",
+            "id": reminder.record["id"],
+            "acceptedAt": decision.accepted_at,
+        }
         for reminder in decision.reminders
     ]
-
-
