@@ -48,8 +48,11 @@ def _check_message(message: UserMessage) -> None:
     if not isinstance(content, list) or not content:
         raise TypeError("a user message needs a non-empty `content` list")
     for block in content:
-        if not (isinstance(block, dict) and block.get("type") == "text"
-                and isinstance(block.get("text"), str)):
+        if not (
+            isinstance(block, dict)
+            and block.get("type") == "text"
+            and isinstance(block.get("text"), str)
+        ):
             raise TypeError("content blocks must be {'type': 'text', 'text': str}")
     source = message.get("source")
     if not (isinstance(source, dict) and isinstance(source.get("kind"), str)):
@@ -272,28 +275,43 @@ class FakeAgent:
     ) -> None:
         session = self._session
         requested = [
-            {"type": "tool-call", "callId": f"call-{next(_call_ids)}", "name": call.name,
-             "arguments": dict(call.arguments)}
+            {
+                "type": "tool-call",
+                "callId": f"call-{next(_call_ids)}",
+                "name": call.name,
+                "arguments": dict(call.arguments),
+            }
             for call in calls
         ]
         session.append(
-            "assistant/message", {"turn": turn, "step": step, "content": requested},
+            "assistant/message",
+            {"turn": turn, "step": step, "content": requested},
             surfaceOp="append",
         )
         for request, call in zip(requested, calls, strict=True):
             call_id = request["callId"]
             session.append(
                 "tool/call",
-                {"turn": turn, "step": step, "callId": call_id, "name": call.name,
-                 "arguments": dict(call.arguments)},
+                {
+                    "turn": turn,
+                    "step": step,
+                    "callId": call_id,
+                    "name": call.name,
+                    "arguments": dict(call.arguments),
+                },
             )
             outcome = await self.execute_tool(call.name, dict(call.arguments), call_id, signal)
             if not self._live:
                 return
             session.append(
                 "tool/result",
-                {"turn": turn, "step": step, "callId": call_id,
-                 "content": [{"type": "text", "text": outcome.text}], "isError": outcome.is_error},
+                {
+                    "turn": turn,
+                    "step": step,
+                    "callId": call_id,
+                    "content": [{"type": "text", "text": outcome.text}],
+                    "isError": outcome.is_error,
+                },
                 surfaceOp="append",
             )
 

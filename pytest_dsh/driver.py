@@ -206,8 +206,11 @@ class PythonAgentDriver:
             tool = self.agent.tools.get(name)
             assert tool is not None
             specs.append(
-                {"name": tool.name, "description": tool.description,
-                 "parameters": copy.deepcopy(dict(tool.parameters))}
+                {
+                    "name": tool.name,
+                    "description": tool.description,
+                    "parameters": copy.deepcopy(dict(tool.parameters)),
+                }
             )
         return specs
 
@@ -221,7 +224,9 @@ class PythonAgentDriver:
         return self._host.host.run_to_completion(call)
 
     def prompt(self, text: str) -> None:
-        self.agent.followup({"content": [{"type": "text", "text": text}], "source": {"kind": "user"}})
+        self.agent.followup(
+            {"content": [{"type": "text", "text": text}], "source": {"kind": "user"}}
+        )
         self._host.run_until_idle()
 
     def script(self, *replies: ModelReply) -> None:
@@ -236,8 +241,10 @@ class PythonAgentDriver:
         session.append("compact/start", {"seqs": shadowed})
         session.append(
             "user/message",
-            {"content": [{"type": "text", "text": summary}],
-             "source": {"kind": "plugin", "plugin": "compact"}},
+            {
+                "content": [{"type": "text", "text": summary}],
+                "source": {"kind": "plugin", "plugin": "compact"},
+            },
             surfaceOp={"op": "replace", "start": shadowed[0], "end": shadowed[-1]},
             sourceEventSeqs=shadowed,
         )

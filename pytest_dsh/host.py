@@ -123,7 +123,7 @@ class HostProcess:
             await parked
             outcome = "durable" if self.alive and session.live else "detached"
         if outcome == "durable":
-            self.host.store.persist(session.header, session.snapshot())
+            self.host.store.persist(session.header, session.events)
             return True
         if outcome == "falsy":
             return False

@@ -48,9 +48,7 @@ class Implementation(Protocol):
     version: str
     capabilities: frozenset[str]
 
-    def open_host(
-        self, *, start_ms: int, withhold: frozenset[str] = frozenset()
-    ) -> HostDriver:
+    def open_host(self, *, start_ms: int, withhold: frozenset[str] = frozenset()) -> HostDriver:
         """A fresh host with this implementation's plugins available (not yet
         loaded) and the wall clock at ``start_ms``. ``withhold`` names host
         services (``sessions``, ``agents``, ``invariants``,
@@ -102,9 +100,7 @@ def resolve_implementation(spec: str) -> Implementation:
             for part in attribute.split("."):
                 obj = getattr(obj, part)
         else:
-            raise ImplementationError(
-                f"unknown implementation {spec!r}; {_describe_available()}"
-            )
+            raise ImplementationError(f"unknown implementation {spec!r}; {_describe_available()}")
     except ImplementationError:
         raise
     except (ImportError, AttributeError) as exc:

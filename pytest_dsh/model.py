@@ -40,9 +40,7 @@ def reply_text(text: str, *, thinking_s: float = 0.0) -> ModelReply:
     return ModelReply(text=text, thinking_s=thinking_s)
 
 
-def reply_tools(
-    *calls: tuple[str, Mapping[str, Any]], thinking_s: float = 0.0
-) -> ModelReply:
+def reply_tools(*calls: tuple[str, Mapping[str, Any]], thinking_s: float = 0.0) -> ModelReply:
     """A reply that calls tools: ``reply_tools(("schedule_list", {}))``."""
     return ModelReply(
         tool_calls=tuple(ToolRequest(name, dict(args)) for name, args in calls),

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal, final
 
@@ -174,10 +175,18 @@ class DurableStore:
     def session_ids(self) -> list[str]:
         return list(self._sessions)
 
-    def persist(self, header: SessionHeader, events: list[SessionEvent]) -> None:
-        self._sessions[header["id"]] = _DurableSession(
-            copy.deepcopy(header), copy.deepcopy(events)
-        )
+    def persist(self, header: SessionHeader, events: Sequence[SessionEvent]) -> None:
+        """Make ``events`` the durable log of the session ``header`` names.
+
+        Only the suffix beyond what is already durable is copied: a live log
+        always extends its own durable prefix, and copying whole long logs on
+        every flush would make long sessions quadratic.
+        """
+        stored = self._sessions.get(header["id"])
+        if stored is None or len(stored.events) > len(events):
+            stored = _DurableSession(copy.deepcopy(header))
+            self._sessions[header["id"]] = stored
+        stored.events.extend(copy.deepcopy(list(events[len(stored.events) :])))
 
     def has(self, session_id: str) -> bool:
         return session_id in self._sessions

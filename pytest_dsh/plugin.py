@@ -69,6 +69,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="PATH",
         help="write a Markdown conformance report (per README section) to PATH",
     )
+    group.addoption(
+        "--dsh-dst-table",
+        dest="dsh_dst_table",
+        choices=("sample", "full"),
+        default="sample",
+        help="replay a deterministic sample of the DST regression tables (default) "
+        "or the full table",
+    )
     parser.addini("dsh_impl", "default implementation under test (see --dsh-impl)", default="")
 
 

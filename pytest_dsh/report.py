@@ -66,8 +66,11 @@ class ConformanceReport:
             total.update(counts)
             lines.append(f"| {module} | " + " | ".join(str(counts[o]) for o in _ORDER) + " |")
         lines.append("| **total** | " + " | ".join(f"**{total[o]}**" for o in _ORDER) + " |")
-        verdict = "conforms" if not (total["failed"] or total["error"] or total["xpassed"]) \
+        verdict = (
+            "conforms"
+            if not (total["failed"] or total["error"] or total["xpassed"])
             else "does NOT conform"
+        )
         lines += ["", f"**Verdict: {verdict}** (pytest exit status {exitstatus}).", ""]
         if self.failures:
             lines += ["## Failures", ""]

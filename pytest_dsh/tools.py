@@ -9,6 +9,8 @@ produces a host error the suite can see.
 
 from __future__ import annotations
 
+import functools
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, final
@@ -60,8 +62,22 @@ class ToolOutcome:
     error: str | None = None
 
 
-def _violations(schema: Mapping[str, Any], instance: Any) -> list[str]:
-    validator = jsonschema.Draft202012Validator(schema)
+@functools.cache
+def _checked_validator(schema_json: str) -> jsonschema.Draft202012Validator:
+    # Checking a schema against the meta-schema is costly; agents register the
+    # same schemas over and over, so each distinct schema is checked once.
+    schema = json.loads(schema_json)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
+
+
+def _validator(schema: Mapping[str, Any]) -> jsonschema.Draft202012Validator:
+    return _checked_validator(json.dumps(schema, sort_keys=True))
+
+
+def _violations(validator: jsonschema.Draft202012Validator, instance: Any) -> list[str]:
+    if validator.is_valid(instance):
+        return []
     messages = []
     for error in sorted(validator.iter_errors(instance), key=lambda e: list(e.absolute_path)):
         where = "/".join(str(part) for part in error.absolute_path) or "(root)"
@@ -75,18 +91,22 @@ class AgentToolRegistry:
 
     def __init__(self) -> None:
         self._tools: dict[str, ToolDefinition] = {}
+        self._validators: dict[str, tuple[Any, Any]] = {}
 
     def register(self, tool: ToolDefinition) -> Callable[[], None]:
         if tool.name in self._tools:
             raise ValueError(f"tool {tool.name!r} is already registered on this agent")
-        jsonschema.Draft202012Validator.check_schema(dict(tool.parameters))
-        if tool.output_schema is not None:
-            jsonschema.Draft202012Validator.check_schema(dict(tool.output_schema))
+        validators = (
+            _validator(tool.parameters),
+            None if tool.output_schema is None else _validator(tool.output_schema),
+        )
         self._tools[tool.name] = tool
+        self._validators[tool.name] = validators
 
         def dispose() -> None:
             if self._tools.get(tool.name) is tool:
                 del self._tools[tool.name]
+                del self._validators[tool.name]
 
         return dispose
 
@@ -98,21 +118,23 @@ class AgentToolRegistry:
 
     def clear(self) -> None:
         self._tools.clear()
+        self._validators.clear()
 
     async def execute(self, name: str, arguments: Any, call: ToolCallContext) -> ToolOutcome:
         tool = self._tools.get(name)
         if tool is None:
             known = ", ".join(self._tools) or "none"
             return _host_error(f"unknown tool {name!r} (registered: {known})")
-        problems = _violations(tool.parameters, arguments)
+        arguments_validator, output_validator = self._validators[name]
+        problems = _violations(arguments_validator, arguments)
         if problems:
             return _host_error("invalid arguments: " + "; ".join(problems))
         try:
             value = await tool.handler(arguments, call)
         except Exception as exc:  # the host contains it, and reports it
             return _host_error(f"tool {name!r} raised {type(exc).__name__}: {exc}")
-        if tool.output_schema is not None:
-            problems = _violations(tool.output_schema, value)
+        if output_validator is not None:
+            problems = _violations(output_validator, value)
             if problems:
                 return _host_error(
                     f"tool {name!r} returned a value outside its output schema: "

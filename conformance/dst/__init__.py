@@ -1,0 +1,1 @@
+"""The DST regression tables replayed through ``schedule_create``."""

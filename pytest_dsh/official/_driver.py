@@ -1,0 +1,387 @@
+""":class:`~pytest_dsh.driver.HostDriver` and :class:`~pytest_dsh.driver.AgentDriver`
+over the Node bridge.
+
+Every driver call is one bridge request; the Node host settles (runs all work
+due at the current virtual instant) before it answers. Host-side records the
+suite reads synchronously (flushes, warnings, errors, probe calls, the wall
+clock) come back with each reply and are mirrored here.
+
+The fault plan stays a Python :class:`~pytest_dsh.persistence.FaultPlan`: its
+windows are sent with the next request whenever they changed and the counters
+Node advanced are written back, so "the 2nd flush from now" means the same
+thing for every implementation. A flush that hangs in Node is represented by a
+parked token in the plan; :meth:`FaultPlan.release_hung_flushes` resolves it,
+which releases the hung flushes in Node.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, cast, final
+
+from pytest_dsh.contract import (
+    AgentStatus,
+    AppendRejectedError,
+    CompositionError,
+    InvariantViolationError,
+    SessionEvent,
+    SessionHeader,
+)
+from pytest_dsh.driver import AgentDriver, PreStepProbe, ProbeCall, ProbeMode
+from pytest_dsh.errors import HostStuckError, PluginLoadError, UnknownPluginError
+from pytest_dsh.model import ModelReply
+from pytest_dsh.persistence import FaultPlan, FlushRecord
+from pytest_dsh.tools import ToolOutcome
+
+from pytest_dsh.official._process import (
+    BridgeProcess,
+    NodeFailure,
+    RequestFailedError,
+    acquire_process,
+    release_process,
+)
+
+__all__ = ["BridgeAgentDriver", "BridgeHostDriver", "BridgeOperationError"]
+
+PLUGIN_NAMES = ("schedule", "schedule-invariant", "time-context", "time-context-invariant")
+
+
+class BridgeOperationError(RuntimeError):
+    """The official host raised something the driver API has no exception for."""
+
+    def __init__(self, failure: NodeFailure) -> None:
+        name = failure.details.get("name", failure.kind)
+        super().__init__(f"{name}: {failure.message}")
+        self.failure = failure
+
+
+def _raise_mapped(failure: NodeFailure, op: str) -> None:
+    kind, message, details = failure.kind, failure.message, failure.details
+    if kind == "PluginLoadError":
+        raise PluginLoadError(str(details.get("plugin", "?")), message)
+    if kind == "UnknownPluginError":
+        raise UnknownPluginError(message, list(details.get("available", [])))
+    if kind == "CompositionError":
+        raise CompositionError(message)
+    if kind == "HostStuckError":
+        raise HostStuckError(message)
+    if kind == "KeyError":
+        raise KeyError(message)
+    if kind == "ValueError":
+        raise ValueError(message)
+    if kind == "TypeError":
+        raise TypeError(message)
+    if op == "append_event":
+        if details.get("code") == "INVARIANT":
+            raise InvariantViolationError(message)
+        raise AppendRejectedError(message)
+    raise BridgeOperationError(failure)
+
+
+class _ParkedFlush:
+    """Stands in the Python fault plan for flushes hung inside Node."""
+
+    def __init__(self, host: BridgeHostDriver) -> None:
+        self._host = host
+        self._done = False
+
+    def done(self) -> bool:
+        return self._done
+
+    def set_result(self, _result: object) -> None:
+        if not self._done:
+            self._done = True
+            self._host._release_hung()
+
+
+def _window_state(plan: FaultPlan) -> list[dict[str, Any]]:
+    windows = plan._windows  # the plan's own record of planned faults
+    return [
+        {
+            "kind": w.kind,
+            "outcome": w.outcome,
+            "first": w.first,
+            "count": w.count,
+            "event_type": w.event_type,
+            "seen": w.seen,
+        }
+        for w in windows
+    ]
+
+
+def _reply_payload(reply: ModelReply) -> dict[str, Any]:
+    payload: dict[str, Any] = {"thinkingMs": round(reply.thinking_s * 1000)}
+    if reply.text is not None:
+        payload["text"] = reply.text
+    else:
+        payload["toolCalls"] = [
+            {"name": call.name, "arguments": dict(call.arguments)} for call in reply.tool_calls
+        ]
+    return payload
+
+
+@final
+class BridgeAgentDriver:
+    """An agent of the official host (:class:`~pytest_dsh.driver.AgentDriver`)."""
+
+    def __init__(self, host: BridgeHostDriver, info: Mapping[str, Any]) -> None:
+        self._host = host
+        self.handle: str = info["handle"]
+        self._id: str = info["id"]
+        self._session_id: str = info["session_id"]
+        self._is_root: bool = info["is_root"]
+
+    def _call(self, op: str, **args: Any) -> Any:
+        return self._host._call(op, agent=self.handle, **args)
+
+    @property
+    def id(self) -> str:
+        return self._id
+
+    @property
+    def session_id(self) -> str:
+        return self._session_id
+
+    @property
+    def is_root(self) -> bool:
+        return self._is_root
+
+    @property
+    def status(self) -> AgentStatus:
+        return cast(AgentStatus, self._call("agent_info")["status"])
+
+    @property
+    def is_live(self) -> bool:
+        return bool(self._call("agent_info")["is_live"])
+
+    def events(self) -> list[SessionEvent]:
+        return cast(list[SessionEvent], self._call("events"))
+
+    def history(self) -> list[SessionEvent]:
+        return cast(list[SessionEvent], self._call("history"))
+
+    def header(self) -> SessionHeader:
+        return cast(SessionHeader, self._call("header"))
+
+    def tool_names(self) -> list[str]:
+        return [spec["name"] for spec in self.tool_specs()]
+
+    def tool_specs(self) -> list[dict[str, Any]]:
+        return cast(list[dict[str, Any]], self._call("tool_specs"))
+
+    def call_tool(self, name: str, arguments: Any, *, aborted: bool = False) -> ToolOutcome:
+        result = self._call("call_tool", name=name, arguments=arguments, aborted=aborted)
+        return ToolOutcome(
+            is_error=result["is_error"],
+            value=result["value"],
+            text=result["text"],
+            error=result["error"],
+        )
+
+    def prompt(self, text: str) -> None:
+        self._call("prompt", text=text)
+
+    def script(self, *replies: ModelReply) -> None:
+        self._call("script", replies=[_reply_payload(reply) for reply in replies])
+
+    def requests(self) -> list[list[SessionEvent]]:
+        return cast(list[list[SessionEvent]], self._call("requests"))
+
+    def compact(self, seqs: Sequence[int], summary: str) -> None:
+        self._call("compact", seqs=list(seqs), summary=summary)
+
+    def append_event(self, type: str, data: Any) -> SessionEvent:
+        return cast(SessionEvent, self._call("append_event", type=type, data=data))
+
+    def abort_next_pre_step(self) -> None:
+        self._call("abort_next_pre_step")
+
+    def dispose(self) -> None:
+        self._call("dispose")
+
+
+@final
+class BridgeHostDriver:
+    """A host of the official build (:class:`~pytest_dsh.driver.HostDriver`)."""
+
+    def __init__(
+        self, name: str, version: str, *, start_ms: int, withhold: frozenset[str] = frozenset()
+    ) -> None:
+        self.implementation_name = name
+        self.implementation_version = version
+        self._faults = FaultPlan()
+        self._flushes: list[FlushRecord] = []
+        self._warnings: list[str] = []
+        self._errors: list[str] = []
+        self._probes: list[PreStepProbe] = []
+        self._sent_windows: list[dict[str, Any]] = []
+        self._parked: list[_ParkedFlush] = []
+        self._now_ms = start_ms
+        self._closed = False
+        self._process: BridgeProcess = acquire_process()
+        try:
+            self._call("reset", start_ms=start_ms, withhold=sorted(withhold))
+        except BaseException:
+            release_process(self._process)
+            raise
+
+    @property
+    def process(self) -> BridgeProcess:
+        return self._process
+
+    # -- the channel ---------------------------------------------------------------
+
+    def _call(self, op: str, **args: Any) -> Any:
+        if self._closed:
+            raise RuntimeError("this host is closed")
+        windows = _window_state(self._faults)
+        if windows != self._sent_windows:
+            args["faults"] = windows
+            self._sent_windows = windows
+        try:
+            result, sync = self._process.request(op, **args)
+        except RequestFailedError as failed:
+            self._absorb(failed.sync)
+            _raise_mapped(failed.failure, op)
+            raise  # pragma: no cover - _raise_mapped always raises
+        self._absorb(sync)
+        return result
+
+    def _absorb(self, sync: Mapping[str, Any]) -> None:
+        if "now" in sync:
+            self._now_ms = int(sync["now"])
+        for record in sync.get("flushes", ()):
+            self._flushes.append(
+                FlushRecord(
+                    record["session_id"], record["outcome"], record["wall_ms"],
+                    record["durable_length"],
+                )
+            )
+        self._warnings.extend(sync.get("warnings", ()))
+        self._errors.extend(sync.get("errors", ()))
+        for call in sync.get("probe_calls", ()):
+            self._probes[call["probe"]].calls.append(
+                ProbeCall(call["agent_id"], call["turn"], call["step"], call["aborted"],
+                          call["log_length"])
+            )
+        seen = sync.get("fault_seen")
+        if seen is not None:
+            windows = self._faults._windows
+            for window, count in zip(windows, seen, strict=False):
+                window.seen = count
+            self._sent_windows = _window_state(self._faults)
+        hung = int(sync.get("hung", 0))
+        pending = [parked for parked in self._parked if not parked.done()]
+        for _ in range(hung - len(pending)):
+            parked = _ParkedFlush(self)
+            self._parked.append(parked)
+            self._faults.park(cast(Any, parked))
+
+    def _release_hung(self) -> None:
+        for parked in self._parked:
+            parked._done = True
+        self._parked = []
+        if not self._closed:
+            self._call("release_hung")
+
+    # -- HostDriver -------------------------------------------------------------------
+
+    @property
+    def now_ms(self) -> int:
+        return self._now_ms
+
+    @property
+    def faults(self) -> FaultPlan:
+        return self._faults
+
+    @property
+    def flushes(self) -> list[FlushRecord]:
+        return self._flushes
+
+    @property
+    def warnings(self) -> list[str]:
+        return self._warnings
+
+    @property
+    def errors(self) -> list[str]:
+        return self._errors
+
+    def load_plugin(self, name: str, config: Mapping[str, Any] | None = None) -> None:
+        self._call("load_plugin", name=name, config=dict(config or {}))
+
+    def unload_plugin(self, name: str) -> None:
+        self._call("unload_plugin", name=name)
+
+    def available_plugins(self) -> list[str]:
+        return sorted(PLUGIN_NAMES)
+
+    def set_wall_clock(self, epoch_ms: int) -> None:
+        if isinstance(epoch_ms, bool) or not isinstance(epoch_ms, int):
+            raise TypeError("wall clock values are integer epoch milliseconds")
+        self._call("set_wall", ms=epoch_ms)
+
+    def advance(self, seconds: float) -> None:
+        if seconds < 0:
+            raise ValueError("monotonic time never goes backwards")
+        self._call("advance", ms=round(seconds * 1000))
+
+    def run_until_idle(self) -> None:
+        self._call("settle")
+
+    def _agent(self, info: Mapping[str, Any]) -> BridgeAgentDriver:
+        return BridgeAgentDriver(self, info)
+
+    def create_agent(
+        self,
+        *,
+        session_id: str | None = None,
+        seed: Sequence[SessionEvent] | None = None,
+        parent: AgentDriver | None = None,
+    ) -> BridgeAgentDriver:
+        if parent is not None and not (
+            isinstance(parent, BridgeAgentDriver) and parent._host is self
+        ):
+            raise TypeError("parent must be an agent of this host")
+        info = self._call(
+            "create_agent",
+            session_id=session_id,
+            seed=None if seed is None else list(seed),
+            parent=None if parent is None else parent.handle,
+        )
+        return self._agent(info)
+
+    def fork(self, agent: AgentDriver) -> BridgeAgentDriver:
+        if not (isinstance(agent, BridgeAgentDriver) and agent._host is self):
+            raise TypeError("agent must be an agent of this host")
+        return self._agent(self._call("fork", agent=agent.handle))
+
+    def resume(self, session_id: str) -> BridgeAgentDriver:
+        return self._agent(self._call("resume", session_id=session_id))
+
+    def crash(self) -> None:
+        for parked in self._parked:
+            parked._done = True
+        self._parked = []
+        self._call("crash")
+
+    def durable_events(self, session_id: str) -> list[SessionEvent]:
+        return cast(list[SessionEvent], self._call("durable_events", session_id=session_id))
+
+    def add_pre_step_probe(
+        self, mode: ProbeMode = "record", *, only: tuple[int, int] | None = None
+    ) -> PreStepProbe:
+        probe = PreStepProbe(mode, only)
+        self._probes.append(probe)
+        index = self._call("add_probe", mode=mode, only=None if only is None else list(only))
+        if index != len(self._probes) - 1:  # pragma: no cover - protocol guard
+            raise RuntimeError("probe numbering out of step with the bridge")
+        return probe
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        try:
+            self._call("close")
+        finally:
+            self._closed = True
+            release_process(self._process)

@@ -1,0 +1,77 @@
+"""The official npm build as an implementation under test (``--dsh-impl=official``).
+
+Plugins run inside a Node process (see :mod:`pytest_dsh.official._process`);
+``expected_failures`` comes from ``expectations.json`` beside this module: test
+ids (relative to ``dsh_conformance``) where the official build genuinely differs
+from the README, each with the README sentence it deviates from and why.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.resources
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Final, TypedDict, final
+
+from pytest_dsh.official._driver import BridgeHostDriver
+
+__all__ = [
+    "OFFICIAL_SCHEDULE_VERSION",
+    "OFFICIAL_TIME_CONTEXT_VERSION",
+    "Expectation",
+    "OfficialImplementation",
+    "load_expectations",
+]
+
+#: Exact versions pinned in ``bridge/package-lock.json``.
+OFFICIAL_SCHEDULE_VERSION: Final = "0.1.0-rc.8"
+OFFICIAL_TIME_CONTEXT_VERSION: Final = "0.0.1-rc.1"
+
+
+class Expectation(TypedDict):
+    """One known failure: the README sentence(s) deviated from and why."""
+
+    sentences: list[str]
+    reason: str
+
+
+@functools.cache
+def load_expectations() -> Mapping[str, Expectation]:
+    """The parsed ``expectations.json`` (``{test_id: {sentences, reason}}``)."""
+    text = (
+        importlib.resources.files("pytest_dsh.official")
+        .joinpath("expectations.json")
+        .read_text("utf-8")
+    )
+    document = json.loads(text)
+    failures: dict[str, Expectation] = document["expected_failures"]
+    return failures
+
+
+def _expected_failures() -> Mapping[str, str]:
+    return {
+        test_id: f"official build deviates from {', '.join(entry['sentences'])}: "
+        f"{entry['reason']}"
+        for test_id, entry in load_expectations().items()
+    }
+
+
+@final
+@dataclass(frozen=True)
+class OfficialImplementation:
+    """``@deepseek-ai/dsh-schedule`` and ``@deepseek-ai/dsh-time-context`` (the
+    two-line build) driven through the Node bridge."""
+
+    name: str = "official"
+    version: str = OFFICIAL_SCHEDULE_VERSION
+    capabilities: frozenset[str] = frozenset(
+        {"schedule", "schedule-invariant", "time-context", "time-context-invariant"}
+    )
+    expected_failures: Mapping[str, str] = field(default_factory=_expected_failures)
+
+    def open_host(
+        self, *, start_ms: int, withhold: frozenset[str] = frozenset()
+    ) -> BridgeHostDriver:
+        return BridgeHostDriver(self.name, self.version, start_ms=start_ms, withhold=withhold)

