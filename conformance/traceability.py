@@ -39,8 +39,9 @@ _LITERAL = re.compile(
     r"^(\[SCHEDULE REMINDER( BATCH)?\]|[a-z_]+(_json)?: <.*>$|Present |Time sampled |"
     r"Elapsed since |- id: |\s+(name|config|timeZone|refreshIntervalMs):)"
 )
-_SENTENCE_END = re.compile(r"(?<=[^?][.!?])\s+(?=\S)|(?<=[。！？])")
-_CLOSING = (".", "。", ":", "：", "!", "?", ")", "；")
+# Full-width CJK stops (U+3002, U+FF01, U+FF1F) end a sentence without a space.
+_SENTENCE_END = re.compile(r"(?<=[^?][.!?])\s+(?=\S)|(?<=[\u3002\uff01\uff1f])")
+_CLOSING = (".", "\u3002", ":", "\uff1a", "!", "?", ")", "\uff1b")
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,8 +128,16 @@ def collect_coverage(args: Iterable[str] = ()) -> dict[str, list[str]]:
                         coverage.setdefault(sentence_id, []).append(test_id)
 
     code = pytest.main(
-        ["--collect-only", "-q", "--pyargs", "dsh_conformance", "-p", "no:cacheprovider",
-         "--dsh-impl=reference", *args],
+        [
+            "--collect-only",
+            "-q",
+            "--pyargs",
+            "dsh_conformance",
+            "-p",
+            "no:cacheprovider",
+            "--dsh-impl=reference",
+            *args,
+        ],
         plugins=[Collector()],
     )
     if code not in (0, 5):

@@ -33,6 +33,7 @@ from dsh_reference.schedule.core import (
     validate_delete_id,
 )
 from dsh_reference.schedule.transactions import AgentQueue, checkpoint
+
 from pytest_dsh.contract import Agent, HostServices, ToolCall, ToolDefinition
 
 __all__ = ["register_schedule_tools"]
@@ -126,9 +127,7 @@ class _Handlers:
             try:
                 folded = self._fold()
                 schedule_id = allocate_schedule_id(folded)
-                record = build_requested_record(
-                    request, schedule_id, self._services.clock.now_ms()
-                )
+                record = build_requested_record(request, schedule_id, self._services.clock.now_ms())
             except _CorruptLog:
                 return corrupt_log_result()
             except ScheduleInputError as exc:

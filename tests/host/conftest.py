@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
-
-from collections.abc import Iterator
 
 import pytest
 
@@ -76,8 +74,10 @@ class FirstPlugin:
     @hookimpl(tryfirst=True)
     async def dsh_pre_step(self, agent, turn, step, signal):
         agent.inject(
-            {"content": [{"type": "text", "text": f"first {turn}.{step}"}],
-             "source": {"kind": "plugin", "plugin": "first"}}
+            {
+                "content": [{"type": "text", "text": f"first {turn}.{step}"}],
+                "source": {"kind": "plugin", "plugin": "first"},
+            }
         )
 
 
@@ -87,6 +87,8 @@ class FirstFactory:
 
     def load(self, services: HostServices, config: Mapping[str, Any]) -> FirstPlugin:
         return FirstPlugin()
+
+
 START_MS = 1_767_225_600_000  # 2026-01-01T00:00:00.000Z
 
 
@@ -98,9 +100,12 @@ def recording() -> RecordingFactory:
 @pytest.fixture
 def host(recording: RecordingFactory) -> Iterator[FakeHost]:
     fake = FakeHost(
-        {"recording": recording, "first": FirstFactory(),
-         "needs-invariants": RecordingFactory("needs-invariants", frozenset({"invariants"})),
-         "needs-gpu": RecordingFactory("needs-gpu", frozenset({"gpu"}))},
+        {
+            "recording": recording,
+            "first": FirstFactory(),
+            "needs-invariants": RecordingFactory("needs-invariants", frozenset({"invariants"})),
+            "needs-gpu": RecordingFactory("needs-gpu", frozenset({"gpu"})),
+        },
         start_ms=START_MS,
     )
     yield fake

@@ -81,8 +81,12 @@ def test_closing_the_host_restores_the_real_clock() -> None:
 
 @pytest.mark.parametrize(
     ("delay_ms", "fires_after_s"),
-    [(NODE_MAX_TIMER_DELAY_MS, NODE_MAX_TIMER_DELAY_MS / 1000), (NODE_MAX_TIMER_DELAY_MS + 1, 0.001),
-     (0, 0.001), (-5, 0.001)],
+    [
+        (NODE_MAX_TIMER_DELAY_MS, NODE_MAX_TIMER_DELAY_MS / 1000),
+        (NODE_MAX_TIMER_DELAY_MS + 1, 0.001),
+        (0, 0.001),
+        (-5, 0.001),
+    ],
 )
 def test_timer_delays_follow_node_platform_limits(
     host: FakeHost, delay_ms: int, fires_after_s: float

@@ -76,7 +76,13 @@ def test_flush_outcomes_follow_the_fault_plan(host: FakeHost) -> None:
     with pytest.raises(PersistenceDetachedError, match=f'session "{agent.session.id}" is not live'):
         _flush(host, agent)
     assert _flush(host, agent) is True
-    assert [r.outcome for r in host.flushes] == ["durable", "falsy", "rejected", "detached", "durable"]
+    assert [r.outcome for r in host.flushes] == [
+        "durable",
+        "falsy",
+        "rejected",
+        "detached",
+        "durable",
+    ]
 
 
 def test_a_hung_flush_waits_until_released(host: FakeHost) -> None:
@@ -156,7 +162,9 @@ def test_invariants_check_candidates_and_existing_sessions(host: FakeHost) -> No
                 raise ValueError("negative n")
 
     host.process.register("toy-owner", no_negative)
-    with pytest.raises(InvariantViolationError, match='invariant violated by "toy-owner": negative n'):
+    with pytest.raises(
+        InvariantViolationError, match='invariant violated by "toy-owner": negative n'
+    ):
         agent.session.append("note", {"n": -1})
     assert len(agent.session.events) == 1
 

@@ -25,8 +25,10 @@ def test_arguments_are_validated_before_the_handler(host: FakeHost) -> None:
     ("args", "message"),
     [
         ({}, "invalid arguments: (root): 'x' is a required property"),
-        ({"x": 1, "y": 2}, "invalid arguments: (root): Additional properties are not allowed "
-                           "('y' was unexpected)"),
+        (
+            {"x": 1, "y": 2},
+            "invalid arguments: (root): Additional properties are not allowed ('y' was unexpected)",
+        ),
         ({"x": True}, "invalid arguments: x: True is not of type 'integer'"),
     ],
 )
@@ -63,8 +65,13 @@ def test_a_raising_handler_and_a_bad_output_are_reported_not_leaked(host: FakeHo
 
     agent.tools.register(ToolDefinition("boom", "d", {"type": "object"}, boom))
     agent.tools.register(
-        ToolDefinition("shapeless", "d", {"type": "object"}, shapeless,
-                       output_schema={"type": "object", "required": ["code"]})
+        ToolDefinition(
+            "shapeless",
+            "d",
+            {"type": "object"},
+            shapeless,
+            output_schema={"type": "object", "required": ["code"]},
+        )
     )
     assert _call(host, agent, "boom", {}).error == "tool 'boom' raised KeyError: 'secret'"
     assert _call(host, agent, "shapeless", {}).error == (

@@ -21,7 +21,12 @@ def test_a_text_reply_is_a_one_step_turn(host: FakeHost) -> None:
     agent.followup(_user("hello"))
     host.run_until_idle()
     assert _types(agent) == [
-        "turn/start", "user/message", "step/start", "assistant/message", "step/end", "turn/end",
+        "turn/start",
+        "user/message",
+        "step/start",
+        "assistant/message",
+        "step/end",
+        "turn/end",
     ]
     assert agent.session.events[-1]["data"] == {"turn": 1, "reason": {"kind": "completed"}}
 
@@ -33,18 +38,24 @@ def test_tool_calls_open_another_step_and_are_logged(host: FakeHost) -> None:
     agent.followup(_user("go"))
     host.run_until_idle()
     assert _types(agent) == [
-        "turn/start", "user/message",
-        "step/start", "assistant/message", "tool/call", "tool/result", "step/end",
-        "step/start", "assistant/message", "step/end", "turn/end",
+        "turn/start",
+        "user/message",
+        "step/start",
+        "assistant/message",
+        "tool/call",
+        "tool/result",
+        "step/end",
+        "step/start",
+        "assistant/message",
+        "step/end",
+        "turn/end",
     ]
     result = agent.session.events[5]["data"]
     assert result["content"] == [{"type": "text", "text": f'{{"echo":7,"agent":"{agent.id}"}}'}]
     assert result["isError"] is False
 
 
-def test_pre_step_runs_serially_in_order_before_step_start(
-    host: FakeHost, recording
-) -> None:
+def test_pre_step_runs_serially_in_order_before_step_start(host: FakeHost, recording) -> None:
     host.load_plugin("recording", {"label": "late"})
     host.load_plugin("first")
     agent = host.create_agent()
@@ -58,8 +69,10 @@ def test_pre_step_runs_serially_in_order_before_step_start(
     assert [inj < start for inj, start in zip(injected, starts, strict=True)] == [True, True]
     # ... and the later listener already saw the injection in the log.
     pre_steps = [c for c in recording.instances[0].calls if c[0] == "pre-step"]
-    assert pre_steps == [("pre-step", "late", 1, 1, injected[0] + 1),
-                         ("pre-step", "late", 1, 2, injected[1] + 1)]
+    assert pre_steps == [
+        ("pre-step", "late", 1, 1, injected[0] + 1),
+        ("pre-step", "late", 1, 2, injected[1] + 1),
+    ]
 
 
 def test_a_failing_pre_step_listener_ends_the_turn_without_step_start(host: FakeHost) -> None:
@@ -75,7 +88,10 @@ def test_a_failing_pre_step_listener_ends_the_turn_without_step_start(host: Fake
     agent.followup(_user("go"))
     host.run_until_idle()
     assert _types(agent) == ["turn/start", "user/message", "turn/end"]
-    assert agent.session.events[-1]["data"]["reason"] == {"kind": "error", "message": "listener failed"}
+    assert agent.session.events[-1]["data"]["reason"] == {
+        "kind": "error",
+        "message": "listener failed",
+    }
 
 
 def test_aborted_signal_ends_the_turn_before_step_start(host: FakeHost) -> None:
@@ -106,8 +122,9 @@ def test_followup_during_a_turn_opens_a_later_turn_after_idle(host: FakeHost) ->
     host.advance(29)
     assert [e["type"] for e in agent.session.events].count("turn/start") == 1
     host.advance(1)
-    texts = [e["data"]["content"][0]["text"] for e in agent.session.events
-             if e["type"] == "user/message"]
+    texts = [
+        e["data"]["content"][0]["text"] for e in agent.session.events if e["type"] == "user/message"
+    ]
     assert texts == ["first", "second"]
     assert agent.status == "idle"
 

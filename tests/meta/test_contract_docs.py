@@ -13,9 +13,18 @@ from pytest_dsh import contract
 DOC = (pathlib.Path(__file__).parents[2] / "docs" / "host-contract.md").read_text("utf-8")
 
 SERVICES = [
-    contract.Clock, contract.TimerHandle, contract.Signal, contract.Session,
-    contract.SessionsService, contract.ToolCall, contract.ToolRegistry, contract.Agent,
-    contract.AgentsService, contract.InvariantsService, contract.Logger, contract.PluginFactory,
+    contract.Clock,
+    contract.TimerHandle,
+    contract.Signal,
+    contract.Session,
+    contract.SessionsService,
+    contract.ToolCall,
+    contract.ToolRegistry,
+    contract.Agent,
+    contract.AgentsService,
+    contract.InvariantsService,
+    contract.Logger,
+    contract.PluginFactory,
 ]
 
 

@@ -12,8 +12,12 @@ import pytest
 import pytest_dsh
 
 ROOT = pathlib.Path(__file__).parents[2]
-FOLDERS = {"pytest_dsh": "pytest_dsh", "reference": "dsh_reference",
-           "conformance": "dsh_conformance", "fixtures": "dsh_fixtures"}
+FOLDERS = {
+    "pytest_dsh": "pytest_dsh",
+    "reference": "dsh_reference",
+    "conformance": "dsh_conformance",
+    "fixtures": "dsh_fixtures",
+}
 
 
 def _source_packages() -> set[str]:

@@ -28,7 +28,9 @@ TOY_IMPL = textwrap.dedent(
 def test_unknown_implementation_is_a_usage_error_naming_the_available_ones(pytester):
     result = pytester.runpytest("--dsh-impl=nope")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*unknown implementation 'nope'*available implementations:*reference*"])
+    result.stderr.fnmatch_lines(
+        ["*unknown implementation 'nope'*available implementations:*reference*"]
+    )
 
 
 def test_an_import_path_that_does_not_exist_is_a_usage_error(pytester):
@@ -61,10 +63,12 @@ def test_tests_needing_a_host_without_an_implementation_are_a_usage_error(pytest
 def test_header_names_implementation_kit_tzdata_and_hypothesis(pytester):
     pytester.makepyfile("def test_x():\n    pass\n")
     result = pytester.runpytest("--dsh-impl=reference", "--hypothesis-seed=1234")
-    result.stdout.fnmatch_lines([
-        f"dsh: implementation reference {__version__}; pytest-dsh {__version__}",
-        f"dsh: tzdata {TZDATA_VERSION} (IANA *); hypothesis profile *, seed 1234",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            f"dsh: implementation reference {__version__}; pytest-dsh {__version__}",
+            f"dsh: tzdata {TZDATA_VERSION} (IANA *); hypothesis profile *, seed 1234",
+        ]
+    )
 
 
 def test_ini_twin_selects_the_implementation(pytester):
@@ -124,7 +128,8 @@ def test_missing_capabilities_skip_with_the_reason(pytester):
 
 def test_expected_failures_become_strict_xfails(pytester):
     pytester.makepyfile(
-        toyimpl=TOY_IMPL + textwrap.dedent(
+        toyimpl=TOY_IMPL
+        + textwrap.dedent(
             """
             class WithExpectations:
                 name = "toy"; version = "1"; capabilities = frozenset()
@@ -150,7 +155,9 @@ def test_expected_failures_become_strict_xfails(pytester):
 
 def test_markers_are_registered(pytester):
     result = pytester.runpytest("--markers")
-    result.stdout.fnmatch_lines(["@pytest.mark.dsh_requires(*capabilities)*", "@pytest.mark.spec(*"])
+    result.stdout.fnmatch_lines(
+        ["@pytest.mark.dsh_requires(*capabilities)*", "@pytest.mark.spec(*"]
+    )
 
 
 def test_the_plugin_defines_no_autouse_fixtures(pytester):
