@@ -233,7 +233,8 @@ class PythonAgentDriver:
         self.agent.model.extend(replies)
 
     def requests(self) -> list[list[SessionEvent]]:
-        return copy.deepcopy(self.agent.model.requests)  # type: ignore[arg-type]
+        events = self.agent.session.events
+        return [[copy.deepcopy(events[seq]) for seq in sent] for sent in self.agent.model.requests]
 
     def compact(self, seqs: Sequence[int], summary: str) -> None:
         session = self.agent.session

@@ -50,11 +50,12 @@ def reply_tools(*calls: tuple[str, Mapping[str, Any]], thinking_s: float = 0.0) 
 
 @final
 class ScriptedModel:
-    """Replies in order; ``requests`` records the history each step sent."""
+    """Replies in order; ``requests`` records, per step, the seqs of the
+    history events that step sent."""
 
     def __init__(self) -> None:
         self._script: deque[ModelReply] = deque()
-        self.requests: list[list[dict[str, Any]]] = []
+        self.requests: list[list[int]] = []
 
     def extend(self, replies: Sequence[ModelReply]) -> None:
         self._script.extend(replies)

@@ -194,3 +194,22 @@ def test_status_listener_failure_is_contained(host: FakeHost) -> None:
     host.run_until_idle()
     assert agent.session.events[-1]["type"] == "turn/end"
     assert any("status listener failed" in w for w in host.warnings)
+
+
+def test_each_step_request_is_the_history_at_its_step_start(host: FakeHost) -> None:
+    from pytest_dsh.driver import PythonHostDriver
+
+    driver = PythonHostDriver("toy", "0", {"first": host.factories["first"]}, start_ms=0)
+    try:
+        driver.load_plugin("first")
+        agent = driver.create_agent()
+        agent.script(reply_tools(("missing", {})), reply_text("done"))
+        agent.prompt("go")
+        [first, second] = agent.requests()
+        assert [e["type"] for e in first] == ["user/message", "user/message"]
+        assert first[1]["data"]["content"][0]["text"] == "first 1.1"
+        assert [e["type"] for e in second][-3:] == ["assistant/message", "tool/result",
+                                                     "user/message"]
+        assert second[-1]["data"]["content"][0]["text"] == "first 1.2"
+    finally:
+        driver.close()

@@ -10,6 +10,7 @@ ECMAScript ``Date.prototype.toISOString`` restricted to those years:
 from __future__ import annotations
 
 import calendar
+import functools
 import re
 from datetime import date
 from typing import Final, TypeGuard
@@ -91,6 +92,14 @@ def has_canonical_iso_shape(text: object) -> TypeGuard[str]:
 
 def parse_iso_ms(text: object) -> int | None:
     """Epoch milliseconds of a canonical instant, or ``None`` if the shape or calendar is wrong."""
+    if not isinstance(text, str):
+        return None
+    return _parse_canonical(text)
+
+
+# Every replay re-parses the same instants of a long log; the parse is pure.
+@functools.lru_cache(maxsize=8192)
+def _parse_canonical(text: str) -> int | None:
     if not has_canonical_iso_shape(text):
         return None
     year, month, day = int(text[0:4]), int(text[5:7]), int(text[8:10])
