@@ -80,13 +80,28 @@ class VirtualClock:
             self._coordinates.move_to(_as_datetime(self.now_ms()))
 
 
+class _ZeroOffset(datetime.tzinfo):
+    """UTC that is not ``datetime.UTC``: time-machine sets the process ``TZ``
+    for a ZoneInfo or ``datetime.UTC`` destination, and the process zone is
+    something plugins under test may legitimately read."""
+
+    def utcoffset(self, dt: datetime.datetime | None) -> datetime.timedelta:
+        return datetime.timedelta(0)
+
+    def dst(self, dt: datetime.datetime | None) -> datetime.timedelta:
+        return datetime.timedelta(0)
+
+    def tzname(self, dt: datetime.datetime | None) -> str:
+        return "UTC"
+
+
 def _as_datetime(epoch_ms: int) -> datetime.datetime:
     # A datetime keeps whole milliseconds exact, where a float of seconds would
     # round 1767225603.234 down to ...233999.
     return _EPOCH + datetime.timedelta(milliseconds=epoch_ms)
 
 
-_EPOCH: Final = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
+_EPOCH: Final = datetime.datetime(1970, 1, 1, tzinfo=_ZeroOffset())
 
 
 class _LoopTimer:

@@ -151,6 +151,9 @@ class HostDriver(Protocol):
     def resume(self, session_id: str) -> AgentDriver: ...
     def crash(self) -> None: ...
     def durable_events(self, session_id: str) -> list[SessionEvent]: ...
+    def flush_session(self, agent: AgentDriver) -> bool:
+        """The host flushes ``agent``'s session itself (as its persistence does
+        between turns); the fault plan applies. True when durable."""
     def add_pre_step_probe(
         self, mode: ProbeMode = "record", *, only: tuple[int, int] | None = None
     ) -> PreStepProbe: ...
@@ -369,6 +372,11 @@ class PythonHostDriver:
 
     def durable_events(self, session_id: str) -> list[SessionEvent]:
         return self.host.durable_events(session_id)
+
+    def flush_session(self, agent: AgentDriver) -> bool:
+        if not isinstance(agent, PythonAgentDriver):
+            raise TypeError("agent must be an agent of this host")
+        return self.host.flush_session(agent.agent)
 
     def add_pre_step_probe(
         self, mode: ProbeMode = "record", *, only: tuple[int, int] | None = None

@@ -283,7 +283,8 @@ class FakeHost:
             plugin = factory.load(process.services, copy.deepcopy(config))
         except PluginConfigError as exc:
             raise PluginLoadError(name, str(exc)) from exc
-        except (TypeError, ValueError) as exc:
+        except (TypeError, ValueError, InvariantViolationError) as exc:
+            # An invariant that rejects a live session refuses to load, too.
             raise PluginLoadError(name, str(exc)) from exc
         process.pm.register(plugin, name=name)
         process.plugins[name] = plugin
@@ -367,6 +368,14 @@ class FakeHost:
         for name, config in self._loaded:
             self._load_into(self._process, name, copy.deepcopy(config))
         self.run_until_idle()
+
+    def flush_session(self, agent: FakeAgent) -> bool:
+        """Flush ``agent``'s session as the host's own persistence would (for
+        example at a turn boundary); True when it became durable."""
+        try:
+            return bool(self.run_to_completion(self._process.flush(agent.session)))
+        except (PersistenceRejectedError, PersistenceDetachedError):
+            return False
 
     def durable_events(self, session_id: str) -> list[SessionEvent]:
         return self.store.load(session_id)[1]

@@ -71,9 +71,10 @@ def _raise_mapped(failure: NodeFailure, op: str) -> None:
         raise ValueError(message)
     if kind == "TypeError":
         raise TypeError(message)
+    if details.get("code") == "INVARIANT":
+        # An invariant companion refused an append or a new (seeded) session.
+        raise InvariantViolationError(message)
     if op == "append_event":
-        if details.get("code") == "INVARIANT":
-            raise InvariantViolationError(message)
         raise AppendRejectedError(message)
     raise BridgeOperationError(failure)
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import atexit
 import json
+import math
 import os
 import selectors
 import shutil
@@ -50,6 +51,18 @@ _SETUP_HINT: Final = (
     "install it with `npm ci --prefix bridge` in a checkout of pytest-dsh, or point "
     "DSH_BRIDGE_DIR at a folder holding the bridge with its node_modules"
 )
+
+
+def _encode(value: Any) -> Any:
+    """JSON-safe ``value``: non-finite floats become ``{"$number": ...}`` (plain
+    JSON has no NaN/Infinity; the bridge revives them as JS numbers)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return {"$number": "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")}
+    if isinstance(value, dict):
+        return {key: _encode(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_encode(item) for item in value]
+    return value
 
 
 class BridgeUnavailableError(ImplementationError):
@@ -212,9 +225,9 @@ class BridgeProcess:
     def request(self, op: str, **args: Any) -> tuple[Any, dict[str, Any]]:
         """Send one request; return ``(result, sync)`` or raise :class:`NodeFailure`."""
         self._next_id += 1
-        message = {"id": self._next_id, "op": op, **args}
+        message = _encode({"id": self._next_id, "op": op, **args})
         try:
-            self._stdin.write(json.dumps(message, ensure_ascii=False).encode("utf-8") + b"\n")
+            self._stdin.write(json.dumps(message, ensure_ascii=False, allow_nan=False).encode("utf-8") + b"\n")
             self._stdin.flush()
         except BrokenPipeError as exc:
             raise BridgeCrashedError(

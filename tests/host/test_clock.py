@@ -128,3 +128,19 @@ def test_asyncio_sleep_uses_virtual_time(host: FakeHost) -> None:
     assert woke == []
     host.advance(1)
     assert woke == [3600.0]
+
+
+def test_patching_the_clock_leaves_the_process_time_zone_alone(monkeypatch) -> None:
+    import os
+
+    monkeypatch.setenv("TZ", "Asia/Shanghai")
+    fake = FakeHost({}, start_ms=START_MS)
+    try:
+        fake.advance(1)
+        fake.set_wall_clock(START_MS - 1000)
+        assert os.environ["TZ"] == "Asia/Shanghai"
+        monkeypatch.delenv("TZ")
+        fake.advance(1)  # must not need TZ to exist
+    finally:
+        fake.close()
+    assert "TZ" not in os.environ

@@ -177,3 +177,39 @@ def test_append_faults_leave_the_log_unchanged(host: FakeHost) -> None:
     with pytest.raises(AppendRejectedError, match="fault plan"):
         agent.session.append("note", {"n": 2})
     assert [e["type"] for e in agent.session.events] == ["note", "other"]
+
+
+def test_the_host_can_flush_a_session_itself_for_a_later_resume(host: FakeHost) -> None:
+    agent = host.create_agent()
+    agent.session.append("note", {"n": 1})
+    assert host.flush_session(agent) is True
+    host.faults.fail_flushes("rejected")
+    agent.session.append("note", {"n": 2})
+    assert host.flush_session(agent) is False
+    host.crash()
+    assert [e["data"] for e in host.resume(agent.session.id).session.events] == [{"n": 1}]
+
+
+def test_an_invariant_rejecting_a_live_session_refuses_to_load() -> None:
+    from pytest_dsh import PluginLoadError
+
+    class Strict:
+        name = "strict"
+        requires = frozenset({"invariants"})
+
+        def load(self, services, config):
+            def reject_notes(events, candidate, seed_length):
+                if any(e["type"] == "note" for e in events):
+                    raise ValueError("notes are not allowed")
+
+            services.invariants.register("strict-owner", reject_notes)
+            return object()
+
+    fake = FakeHost({"strict": Strict()})
+    try:
+        fake.create_agent().session.append("note", {})
+        with pytest.raises(PluginLoadError) as caught:
+            fake.load_plugin("strict")
+        assert caught.value.message == 'invariant violated by "strict-owner": notes are not allowed'
+    finally:
+        fake.close()

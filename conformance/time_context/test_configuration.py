@@ -1,0 +1,257 @@
+"""README section "配置" (Configuration): the two optional keys, their validation
+at load, the process-zone default and the refresh interval's meaning."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from dsh_conformance.time_context.readings import (
+    START_MS,
+    parse_reading,
+    reading_texts,
+    run_turn,
+    step_one_text,
+)
+from pytest_dsh import PluginLoadError
+
+pytestmark = [pytest.mark.dsh_requires("time-context")]
+
+INTERVAL_MESSAGE = "time-context: refreshIntervalMs must be a non-negative safe integer, got "
+
+
+def only_reading(agent):
+    texts = reading_texts(agent.events())
+    assert len(texts) == 1, texts
+    return texts[0]
+
+
+# -- the documented example -------------------------------------------------------
+
+
+@pytest.mark.spec("TC-004", "TC-005", "TC-006", "TC-007", "TC-008")
+def test_the_documented_example_configuration_loads_and_takes_effect(dsh_host):
+    dsh_host.load_plugin("time-context", {"timeZone": "Asia/Shanghai", "refreshIntervalMs": 60000})
+    agent = dsh_host.create_agent()
+    run_turn(dsh_host, agent)
+    dsh_host.advance(30)
+    run_turn(dsh_host, agent)
+    assert reading_texts(agent.events()) == [
+        step_one_text(1, "2026-01-01T08:00:00+08:00[Asia/Shanghai]", "0s")
+    ]
+
+
+@pytest.mark.spec("TC-004", "TC-006", "TC-007", "TC-008")
+def test_both_keys_are_optional(dsh_host, monkeypatch):
+    monkeypatch.setenv("TZ", "UTC")
+    dsh_host.load_plugin("time-context", {})
+    agent = dsh_host.create_agent()
+    run_turn(dsh_host, agent)
+    run_turn(dsh_host, agent)
+    assert len(reading_texts(agent.events())) == 2
+
+
+# -- timeZone ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("zone", "timestamp"),
+    [
+        ("UTC", "2026-01-01T00:00:00+00:00[UTC]"),
+        ("Asia/Shanghai", "2026-01-01T08:00:00+08:00[Asia/Shanghai]"),
+        ("Asia/Tokyo", "2026-01-01T09:00:00+09:00[Asia/Tokyo]"),
+        ("America/New_York", "2025-12-31T19:00:00-05:00[America/New_York]"),
+        ("Europe/London", "2026-01-01T00:00:00+00:00[Europe/London]"),
+    ],
+)
+@pytest.mark.spec("TC-007", "TC-011")
+def test_an_explicit_iana_zone_overrides_the_display_zone(dsh_host, zone, timestamp):
+    dsh_host.load_plugin("time-context", {"timeZone": zone})
+    agent = dsh_host.create_agent()
+    run_turn(dsh_host, agent)
+    assert only_reading(agent) == step_one_text(1, timestamp, "0s")
+
+
+@pytest.mark.parametrize(
+    ("zone", "label"), [("asia/shanghai", "Asia/Shanghai"), ("utc", "UTC")]
+)
+@pytest.mark.spec("TC-011")
+def test_zone_names_are_matched_like_intl_and_printed_canonically(dsh_host, zone, label):
+    dsh_host.load_plugin("time-context", {"timeZone": zone})
+    agent = dsh_host.create_agent()
+    run_turn(dsh_host, agent)
+    assert parse_reading(only_reading(agent))["timestamp"].endswith(f"[{label}]")
+
+
+@pytest.mark.parametrize(
+    ("zone", "message"),
+    [
+        ("Not/A_Real_Zone", 'time-context: invalid IANA timeZone "Not/A_Real_Zone"'),
+        ("Mars/Olympus_Mons", 'time-context: invalid IANA timeZone "Mars/Olympus_Mons"'),
+        ("", 'time-context: invalid IANA timeZone ""'),
+    ],
+)
+@pytest.mark.spec("TC-011")
+def test_an_invalid_explicit_zone_fails_the_load(dsh_host, zone, message):
+    with pytest.raises(PluginLoadError) as caught:
+        dsh_host.load_plugin("time-context", {"timeZone": zone})
+    assert caught.value.message == message
+
+
+@pytest.mark.spec("TC-011")
+def test_a_plugin_that_failed_to_load_appends_nothing(dsh_host):
+    with pytest.raises(PluginLoadError):
+        dsh_host.load_plugin("time-context", {"timeZone": "Not/A_Real_Zone"})
+    agent = dsh_host.create_agent()
+    run_turn(dsh_host, agent)
+    assert reading_texts(agent.events()) == []
+
+
+@pytest.mark.dsh_requires("process-zone")
+@pytest.mark.spec("TC-007", "TC-009", "TC-010", "TC-045")
+def test_an_omitted_zone_is_the_process_zone_captured_once_at_load(dsh_host, monkeypatch):
+    monkeypatch.setenv("TZ", "Asia/Shanghai")
+    dsh_host.load_plugin("time-context")
+    monkeypatch.setenv("TZ", "America/New_York")
+    agent = dsh_host.create_agent()
+    run_turn(dsh_host, agent)
+    assert only_reading(agent) == step_one_text(
+        1, "2026-01-01T08:00:00+08:00[Asia/Shanghai]", "0s"
+    )
+
+
+@pytest.mark.parametrize(
+    ("tz", "timestamp"),
+    [
+        ("Asia/Tokyo", "2026-01-01T09:00:00+09:00[Asia/Tokyo]"),
+        ("America/New_York", "2025-12-31T19:00:00-05:00[America/New_York]"),
+        ("Europe/London", "2026-01-01T00:00:00+00:00[Europe/London]"),
+    ],
+)
+@pytest.mark.dsh_requires("process-zone")
+@pytest.mark.spec("TC-009", "TC-010")
+def test_the_process_zone_follows_tz(dsh_host, monkeypatch, tz, timestamp):
+    monkeypatch.setenv("TZ", tz)
+    dsh_host.load_plugin("time-context")
+    agent = dsh_host.create_agent()
+    run_turn(dsh_host, agent)
+    assert parse_reading(only_reading(agent))["timestamp"] == timestamp
+
+
+@pytest.mark.spec("TC-045")
+def test_an_explicit_zone_wins_over_the_process_zone(dsh_host, monkeypatch):
+    monkeypatch.setenv("TZ", "Asia/Shanghai")
+    dsh_host.load_plugin("time-context", {"timeZone": "America/New_York"})
+    agent = dsh_host.create_agent()
+    run_turn(dsh_host, agent)
+    assert parse_reading(only_reading(agent))["timestamp"] == (
+        "2025-12-31T19:00:00-05:00[America/New_York]"
+    )
+
+
+# -- refreshIntervalMs ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "rendered"),
+    [
+        (-1, "-1"),
+        (0.5, "0.5"),
+        (2**53, "9007199254740992"),
+        (math.inf, "Infinity"),
+        (math.nan, "NaN"),
+    ],
+    ids=["negative", "fraction", "unsafe", "infinity", "nan"],
+)
+@pytest.mark.spec("TC-012")
+def test_a_refresh_interval_that_is_not_a_non_negative_safe_integer_fails_the_load(
+    dsh_host, value, rendered
+):
+    with pytest.raises(PluginLoadError) as caught:
+        dsh_host.load_plugin("time-context", {"timeZone": "UTC", "refreshIntervalMs": value})
+    assert caught.value.message == INTERVAL_MESSAGE + rendered
+
+
+@pytest.mark.spec("TC-011", "TC-012")
+def test_the_refresh_interval_is_checked_before_the_zone(dsh_host):
+    with pytest.raises(PluginLoadError) as caught:
+        dsh_host.load_plugin(
+            "time-context", {"timeZone": "Not/A_Real_Zone", "refreshIntervalMs": -1}
+        )
+    assert caught.value.message == INTERVAL_MESSAGE + "-1"
+
+
+@pytest.mark.parametrize("value", [0, 1, 60000, 2**53 - 1])
+@pytest.mark.spec("TC-012")
+def test_non_negative_safe_integers_are_accepted(dsh_host, value):
+    dsh_host.load_plugin("time-context", {"timeZone": "UTC", "refreshIntervalMs": value})
+    agent = dsh_host.create_agent()
+    run_turn(dsh_host, agent)
+    assert len(reading_texts(agent.events())) == 1
+
+
+@pytest.mark.parametrize(
+    "config", [{"timeZone": "UTC"}, {"timeZone": "UTC", "refreshIntervalMs": 0}],
+    ids=["omitted", "zero"],
+)
+@pytest.mark.spec("TC-008", "TC-013")
+def test_omitted_or_zero_appends_before_every_eligible_step(dsh_host, config):
+    dsh_host.load_plugin("time-context", config)
+    agent = dsh_host.create_agent()
+    run_turn(dsh_host, agent, 0, 0)
+    run_turn(dsh_host, agent)
+    heads = [(r["turn"], r["step"]) for r in map(parse_reading, reading_texts(agent.events()))]
+    assert heads == [("1", "1"), ("1", "2"), ("1", "3"), ("2", "1")]
+
+
+@pytest.mark.spec("TC-013", "TC-017")
+def test_a_step_whose_signal_is_already_aborted_gets_no_reading(dsh_host):
+    dsh_host.load_plugin("time-context", {"timeZone": "UTC"})
+    agent = dsh_host.create_agent()
+    agent.abort_next_pre_step()
+    run_turn(dsh_host, agent)
+    assert reading_texts(agent.events()) == []
+    assert [event["type"] for event in agent.events()] == [
+        "turn/start", "user/message", "turn/end"
+    ]
+    assert agent.events()[-1]["data"]["reason"]["kind"] == "aborted"
+
+
+@pytest.mark.spec("TC-014")
+def test_a_positive_interval_appends_when_the_session_has_no_earlier_reading(dsh_host):
+    dsh_host.load_plugin("time-context", {"timeZone": "UTC", "refreshIntervalMs": 2**53 - 1})
+    first, second = dsh_host.create_agent(), dsh_host.create_agent()
+    run_turn(dsh_host, first)
+    run_turn(dsh_host, second)
+    run_turn(dsh_host, first)
+    assert len(reading_texts(first.events())) == 1
+    assert len(reading_texts(second.events())) == 1
+
+
+@pytest.mark.parametrize(
+    ("delay_ms", "appended"), [(999, False), (1000, True), (1001, True)]
+)
+@pytest.mark.spec("TC-014")
+def test_a_positive_interval_appends_once_at_least_that_many_ms_passed(
+    dsh_host, delay_ms, appended
+):
+    dsh_host.load_plugin("time-context", {"timeZone": "UTC", "refreshIntervalMs": 1000})
+    agent = dsh_host.create_agent()
+    run_turn(dsh_host, agent)
+    dsh_host.set_wall_clock(START_MS + delay_ms)
+    run_turn(dsh_host, agent)
+    assert len(reading_texts(agent.events())) == (2 if appended else 1)
+
+
+@pytest.mark.spec("TC-014")
+def test_a_positive_interval_appends_when_the_wall_clock_moved_backwards(dsh_host):
+    dsh_host.load_plugin("time-context", {"timeZone": "UTC", "refreshIntervalMs": 3_600_000})
+    agent = dsh_host.create_agent()
+    run_turn(dsh_host, agent)
+    dsh_host.set_wall_clock(START_MS - 1)
+    run_turn(dsh_host, agent)
+    assert reading_texts(agent.events()) == [
+        step_one_text(1, "2026-01-01T00:00:00+00:00[UTC]", "0s"),
+        step_one_text(2, "2025-12-31T23:59:59+00:00[UTC]", "0s"),
+    ]

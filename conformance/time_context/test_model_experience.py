@@ -1,0 +1,229 @@
+"""README section "模型体验" (Model experience): the two lines the model sees,
+the timestamp and duration formats, and the token and KV-cache effects."""
+
+from __future__ import annotations
+
+import itertools
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from dsh_conformance.time_context.readings import (
+    START_MS,
+    is_reading,
+    later_step_text,
+    parse_reading,
+    reading_events,
+    reading_texts,
+    run_turn,
+    step_one_text,
+)
+from dsh_conformance.time_context.strategies import host_neutral_zone_keys, instants
+from pytest_dsh import pinned_zone
+
+pytestmark = [pytest.mark.dsh_requires("time-context")]
+
+JULY_MS = 1_783_987_200_000  # 2026-07-14T00:00:00.000Z
+
+
+def seqs_of(events):
+    return [event["seq"] for event in events]
+
+
+# -- what the model sees -------------------------------------------------------------
+
+
+@pytest.mark.spec("TC-033", "TC-036", "TC-037")
+def test_the_first_step_reading_is_exactly_the_two_documented_lines(dsh_host):
+    dsh_host.load_plugin("time-context", {"timeZone": "Asia/Shanghai"})
+    agent = dsh_host.create_agent()
+    run_turn(dsh_host, agent)
+    assert reading_texts(agent.events()) == [
+        "Time sampled while preparing turn 1, step 1: 2026-01-01T08:00:00+08:00[Asia/Shanghai]\n"
+        "Elapsed since the preceding model-visible message: 0s."
+    ]
+
+
+@pytest.mark.spec("TC-033", "TC-038", "TC-039")
+def test_later_step_readings_are_exactly_the_two_documented_lines(dsh_host):
+    dsh_host.load_plugin("time-context", {"timeZone": "UTC"})
+    agent = dsh_host.create_agent()
+    run_turn(dsh_host, agent)
+    dsh_host.advance(3)
+    run_turn(dsh_host, agent, 61_000, 0)
+    assert reading_texts(agent.events())[2:] == [
+        "Time sampled while preparing turn 2, step 2: 2026-01-01T00:01:04+00:00[UTC]\n"
+        "Elapsed since the preceding step context: 1m 1s.",
+        "Time sampled while preparing turn 2, step 3: 2026-01-01T00:01:04+00:00[UTC]\n"
+        "Elapsed since the preceding step context: 0s.",
+    ]
+
+
+@pytest.mark.spec("TC-033")
+def test_every_injecting_attempt_produces_one_source_tagged_message(dsh_host):
+    dsh_host.load_plugin("time-context", {"timeZone": "UTC"})
+    agent = dsh_host.create_agent()
+    run_turn(dsh_host, agent, 0, 0)
+    step_starts = [e for e in agent.events() if e["type"] == "step/start"]
+    readings = reading_events(agent.events())
+    assert len(readings) == len(step_starts) == 3
+    for reading in readings:
+        assert reading["data"]["source"] == {"kind": "plugin", "plugin": "time-context"}
+        [block] = reading["data"]["content"]
+        assert block["type"] == "text"
+        assert block["text"].count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("start_ms", "zone", "timestamp"),
+    [
+        (START_MS, "UTC", "2026-01-01T00:00:00+00:00[UTC]"),
+        (START_MS, "America/New_York", "2025-12-31T19:00:00-05:00[America/New_York]"),
+        (JULY_MS, "America/New_York", "2026-07-13T20:00:00-04:00[America/New_York]"),
+        (JULY_MS, "Europe/London", "2026-07-14T01:00:00+01:00[Europe/London]"),
+        (JULY_MS, "America/St_Johns", "2026-07-13T21:30:00-02:30[America/St_Johns]"),
+        (START_MS, "Australia/Adelaide", "2026-01-01T10:30:00+10:30[Australia/Adelaide]"),
+        (START_MS, "Pacific/Chatham", "2026-01-01T13:45:00+13:45[Pacific/Chatham]"),
+        (JULY_MS, "Pacific/Kiritimati", "2026-07-14T14:00:00+14:00[Pacific/Kiritimati]"),
+    ],
+)
+@pytest.mark.spec("TC-034")
+def test_timestamps_are_iso_shaped_local_times_with_offset_and_zone(
+    dsh_host_factory, start_ms, zone, timestamp
+):
+    host = dsh_host_factory(start_ms=start_ms)
+    host.load_plugin("time-context", {"timeZone": zone})
+    agent = host.create_agent()
+    run_turn(host, agent)
+    assert parse_reading(reading_texts(agent.events())[0])["timestamp"] == timestamp
+
+
+@pytest.mark.spec("TC-034")
+def test_a_quarter_hour_offset_is_printed_with_its_minutes(dsh_host):
+    dsh_host.load_plugin("time-context", {"timeZone": "Asia/Kathmandu"})
+    agent = dsh_host.create_agent()
+    run_turn(dsh_host, agent)
+    timestamp = parse_reading(reading_texts(agent.events())[0])["timestamp"]
+    local, _, label = timestamp.partition("[")
+    assert local == "2026-01-01T05:45:00+05:45"
+    # ICU builds label this zone with its older spelling; both are IANA identifiers.
+    assert label in {"Asia/Kathmandu]", "Asia/Katmandu]"}
+
+
+@pytest.mark.parametrize(
+    ("elapsed_ms", "duration"),
+    [
+        (999, "0s"),
+        (1_999, "1s"),
+        (59_999, "59s"),
+        (60_000, "1m 0s"),
+        (3_600_000, "1h 0s"),
+        (3_661_000, "1h 1m 1s"),
+        (86_400_000, "1d 0s"),
+        (90_061_000, "1d 1h 1m 1s"),
+        (172_860_000, "2d 1m 0s"),
+    ],
+)
+@pytest.mark.spec("TC-034", "TC-039")
+def test_durations_use_compact_whole_second_units(dsh_host, elapsed_ms, duration):
+    dsh_host.load_plugin("time-context", {"timeZone": "UTC"})
+    agent = dsh_host.create_agent()
+    run_turn(dsh_host, agent, elapsed_ms)
+    assert parse_reading(reading_texts(agent.events())[1])["elapsed"] == duration
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+@pytest.mark.spec("TC-034", "TC-036")
+@settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow])
+@given(instant=instants(), zone=host_neutral_zone_keys())
+def test_timestamps_match_an_independent_rendering_for_any_instant_and_zone(
+    dsh_implementation, instant, zone
+):
+    host = dsh_implementation.open_host(start_ms=instant)
+    try:
+        host.load_plugin("time-context", {"timeZone": zone})
+        agent = host.create_agent()
+        run_turn(host, agent)
+        [text] = reading_texts(agent.events())
+    finally:
+        host.close()
+    local = (_EPOCH + timedelta(seconds=instant // 1000)).astimezone(pinned_zone(zone))
+    assert text == step_one_text(1, f"{local.isoformat()}[{zone}]", "0s")
+
+
+@pytest.mark.spec("TC-035")
+def test_a_positive_interval_can_leave_a_step_attempt_without_a_new_reading(dsh_host):
+    dsh_host.load_plugin("time-context", {"timeZone": "UTC", "refreshIntervalMs": 60_000})
+    agent = dsh_host.create_agent()
+    run_turn(dsh_host, agent, 10_000)
+    events = agent.events()
+    step_end = next(e["seq"] for e in events if e["type"] == "step/end")
+    step_two = next(e["seq"] for e in events if e["type"] == "step/start" and e["seq"] > step_end)
+    assert not any(is_reading(e) for e in events[step_end:step_two])
+    assert len(agent.requests()) == 2
+
+
+# -- token effect --------------------------------------------------------------------
+
+
+@pytest.mark.spec("TC-040")
+def test_readings_accumulate_in_history_until_compaction_shadows_them(dsh_host):
+    dsh_host.load_plugin("time-context", {"timeZone": "UTC"})
+    agent = dsh_host.create_agent()
+    for _ in range(3):
+        run_turn(dsh_host, agent, 0)
+    in_history = [e for e in agent.history() if is_reading(e)]
+    assert len(in_history) == 6
+    agent.compact(seqs_of(agent.history()), "summary")
+    assert [e for e in agent.history() if is_reading(e)] == []
+    assert len(reading_events(agent.events())) == 6
+
+
+@pytest.mark.parametrize(
+    ("config", "added"),
+    [
+        ({"timeZone": "UTC"}, 6),
+        ({"timeZone": "UTC", "refreshIntervalMs": 0}, 6),
+        ({"timeZone": "UTC", "refreshIntervalMs": 20_000}, 3),
+        ({"timeZone": "UTC", "refreshIntervalMs": 60_000}, 1),
+    ],
+)
+@pytest.mark.spec("TC-041")
+def test_a_positive_interval_reduces_additions(dsh_host, config, added):
+    dsh_host.load_plugin("time-context", config)
+    agent = dsh_host.create_agent()
+    for _ in range(3):  # steps prepared at +0/10, +20/30, +40/50 s
+        run_turn(dsh_host, agent, 10_000)
+        dsh_host.advance(10)
+    assert len(reading_events(agent.events())) == added
+
+
+# -- KV-cache effect -----------------------------------------------------------------
+
+
+@pytest.mark.spec("TC-042")
+def test_readings_only_ever_extend_the_previous_request(dsh_host):
+    dsh_host.load_plugin("time-context", {"timeZone": "UTC"})
+    agent = dsh_host.create_agent()
+    run_turn(dsh_host, agent, 1_000, 1_000)
+    run_turn(dsh_host, agent, 1_000)
+    requests = [seqs_of(request) for request in agent.requests()]
+    assert len(requests) == 5
+    for earlier, later in itertools.pairwise(requests):
+        assert later[: len(earlier)] == earlier
+    for request in agent.requests():
+        assert is_reading(request[-1])
+
+
+@pytest.mark.spec("TC-039")
+def test_the_later_step_label_is_used_for_every_step_after_the_first(dsh_host):
+    dsh_host.load_plugin("time-context", {"timeZone": "UTC"})
+    agent = dsh_host.create_agent()
+    run_turn(dsh_host, agent, 0, 0, 0, 0)
+    texts = reading_texts(agent.events())
+    assert texts[1:] == [
+        later_step_text(1, step, "2026-01-01T00:00:00+00:00[UTC]", "0s") for step in range(2, 6)
+    ]

@@ -1,0 +1,41 @@
+"""The README's opening paragraph: what the plugin adds and that it is optional."""
+
+from __future__ import annotations
+
+import pytest
+
+from dsh_conformance.time_context.readings import reading_events, run_turn, step_one_text
+
+pytestmark = [pytest.mark.dsh_requires("time-context")]
+
+
+@pytest.mark.spec("TC-001", "TC-003")
+def test_a_reading_is_a_durable_session_event_with_the_zoned_time_and_elapsed_time(dsh_host):
+    dsh_host.load_plugin("time-context", {"timeZone": "Asia/Shanghai"})
+    agent = dsh_host.create_agent()
+    run_turn(dsh_host, agent)
+    [reading] = reading_events(agent.events())
+    assert reading["type"] == "user/message"
+    assert reading["time"] == 1_767_225_600_000
+    assert reading["data"]["content"] == [
+        {"type": "text",
+         "text": step_one_text(1, "2026-01-01T08:00:00+08:00[Asia/Shanghai]", "0s")}
+    ]
+
+
+@pytest.mark.spec("TC-002")
+def test_nothing_is_added_unless_the_plugin_is_loaded(dsh_host):
+    assert "time-context" in dsh_host.available_plugins()
+    agent = dsh_host.create_agent()
+    run_turn(dsh_host, agent, 0)
+    assert reading_events(agent.events()) == []
+
+
+@pytest.mark.spec("TC-002")
+def test_the_plugin_needs_no_other_plugin_and_stops_when_unloaded(dsh_host):
+    dsh_host.load_plugin("time-context", {"timeZone": "UTC"})
+    agent = dsh_host.create_agent()
+    run_turn(dsh_host, agent)
+    dsh_host.unload_plugin("time-context")
+    run_turn(dsh_host, agent)
+    assert len(reading_events(agent.events())) == 1

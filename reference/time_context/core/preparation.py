@@ -1,0 +1,39 @@
+"""One preparation attempt, as a pure function of the raw log and one clock sample.
+
+Theory of operation. Before a step, the runtime samples the wall clock once
+and asks :func:`prepare_reading` what to append. That single ``now`` drives the
+interval decision, the timestamp and the elapsed time alike, so the three can
+never disagree. Nothing is cached between calls: the same log and ``now``
+always give the same answer, whichever process asks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .baselines import baseline_time_ms, elapsed_text
+from .config import TimeContextSettings
+from .formatting import format_timestamp
+from .reading import render_reading
+from .scheduling import latest_reading_time_ms, reading_due
+
+__all__ = ["prepare_reading"]
+
+
+def prepare_reading(
+    events: Sequence[Mapping[str, Any]],
+    *,
+    now_ms: int,
+    turn: int,
+    step: int,
+    settings: TimeContextSettings,
+) -> str | None:
+    """The reading text to append before ``step`` of ``turn``, or ``None`` when
+    the interval suppresses this attempt."""
+    interval = settings.refresh_interval_ms
+    if interval and not reading_due(now_ms, latest_reading_time_ms(events), interval):
+        return None
+    timestamp = format_timestamp(now_ms, settings.zone, settings.zone_key)
+    elapsed = elapsed_text(now_ms, baseline_time_ms(events, turn, step))
+    return render_reading(turn, step, timestamp, elapsed)
