@@ -221,8 +221,12 @@ class FakeAgent:
 
     def _next_turn_number(self) -> int:
         for event in reversed(self._session.events):
-            if event["type"] == "turn/start":
-                return int(event["data"]["turn"]) + 1
+            data = event["data"]
+            # Seeded logs may carry anything; only a well-formed turn/start counts.
+            if event["type"] == "turn/start" and isinstance(data, dict):
+                turn = data.get("turn")
+                if isinstance(turn, int) and not isinstance(turn, bool):
+                    return turn + 1
         return 1
 
     async def _turn_body(self, prompt: UserMessage) -> None:

@@ -9,6 +9,10 @@ Options (each with an ini twin where it makes sense):
     Print the installed implementations and exit.
 ``--dsh-report PATH``
     Also write a Markdown conformance report to ``PATH``.
+``--dsh-dst-table {sample,full}``
+    Replay a deterministic sample of the DST regression tables, or all of them.
+``--dsh-update-golden``
+    Regenerate golden fixture files instead of failing on drift (never in CI).
 
 Fixtures: :func:`dsh_implementation`, :func:`dsh_host`, :func:`dsh_host_factory`.
 No fixture is autouse: tests that do not ask for a host get none.
@@ -24,9 +28,10 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from pytest_dsh import __version__
+from pytest_dsh import __version__, fixture_options
 from pytest_dsh.driver import HostDriver
 from pytest_dsh.errors import ImplementationError
+from pytest_dsh.fixture_options import dsh_update_golden  # noqa: F401  (a fixture)
 from pytest_dsh.implementations import (
     Implementation,
     available_implementations,
@@ -77,6 +82,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="replay a deterministic sample of the DST regression tables (default) "
         "or the full table",
     )
+    fixture_options.pytest_addoption(parser)
     parser.addini("dsh_impl", "default implementation under test (see --dsh-impl)", default="")
 
 
