@@ -1,0 +1,294 @@
+"""README section "Composition": what loads Schedule, who gets it, and the
+flush that guards every decision taken from the fold."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from dsh_conformance.schedule.session_logs import (
+    after_create,
+    changes,
+    flushes_of,
+    reminder_texts,
+    seed_log,
+    uncertain,
+)
+from pytest_dsh import HostStuckError
+from pytest_dsh.contract import CompositionError
+
+pytestmark = [pytest.mark.dsh_requires("schedule")]
+
+TOOLS = {"schedule_create", "schedule_list", "schedule_delete"}
+AFTER_60 = {"prompt": "Stretch", "after_seconds": 60}
+
+
+@pytest.mark.spec("SCH-001", "SCH-006", "SCH-059")
+def test_root_created_after_load_gets_exactly_the_three_tools(host):
+    agent = host.create_agent()
+    assert set(agent.tool_names()) == TOOLS
+    assert len(agent.tool_names()) == 3
+
+
+@pytest.mark.spec("SCH-007", "SCH-090")
+def test_agent_that_existed_before_load_gets_no_tools_and_no_flush(dsh_host):
+    before = dsh_host.create_agent()
+    dsh_host.load_plugin("schedule")
+    dsh_host.run_until_idle()
+    assert not TOOLS & set(before.tool_names())
+    assert flushes_of(dsh_host, before.session_id) == []
+
+
+@pytest.mark.spec("SCH-006", "SCH-007")
+def test_runtime_child_gets_no_tools_and_no_flush(host, agent):
+    child = host.create_agent(parent=agent)
+    assert not child.is_root
+    assert not TOOLS & set(child.tool_names())
+    assert flushes_of(host, child.session_id) == []
+
+
+@pytest.mark.spec("SCH-007", "SCH-090")
+def test_pre_existing_agent_is_not_adopted_even_when_its_log_has_due_reminders(dsh_host):
+    seed = seed_log(after_create("schedule-1", "Old", 60, "2026-01-01T00:01:00.000Z"))
+    before = dsh_host.create_agent(seed=seed)
+    dsh_host.load_plugin("schedule")
+    dsh_host.advance(3600)
+    assert reminder_texts(before.events()) == []
+    assert changes(before.events()) == changes(seed)
+
+
+@pytest.mark.spec("SCH-004")
+def test_schedule_loads_in_a_full_composition_and_flushes_through_the_session_service(
+    host, agent
+):
+    value = agent.call_tool("schedule_list", {}).value
+    assert value == []
+    outcomes = {record.outcome for record in flushes_of(host, agent.session_id)}
+    assert outcomes == {"durable"}
+
+
+@pytest.mark.spec("SCH-005")
+def test_missing_persistence_service_is_a_composition_error(dsh_host_factory):
+    host = dsh_host_factory(withhold=frozenset({"session_persistence"}))
+    with pytest.raises(CompositionError):
+        host.load_plugin("schedule")
+
+
+@pytest.mark.spec("SCH-005")
+def test_the_plugin_loads_when_persistence_is_composed(dsh_host_factory):
+    host = dsh_host_factory()
+    host.load_plugin("schedule")
+    assert host.create_agent().tool_names() == [
+        "schedule_create", "schedule_list", "schedule_delete"
+    ]
+
+
+@pytest.mark.spec("SCH-008")
+def test_schedule_works_without_time_context(dsh_host):
+    dsh_host.load_plugin("schedule")
+    agent = dsh_host.create_agent()
+    assert agent.call_tool("schedule_create", AFTER_60).value["id"] == "schedule-1"
+    dsh_host.advance(60)
+    assert len(reminder_texts(agent.events())) == 1
+
+
+@pytest.mark.dsh_requires("time-context")
+@pytest.mark.spec("SCH-009", "SCH-010", "SCH-086")
+def test_time_context_may_be_mounted_but_at_still_needs_an_explicit_zone(dsh_host):
+    dsh_host.load_plugin("time-context", {"timeZone": "Asia/Shanghai"})
+    dsh_host.load_plugin("schedule")
+    agent = dsh_host.create_agent()
+    agent.prompt("hello")  # the model now has a time reading in Asia/Shanghai
+    offset_free = agent.call_tool(
+        "schedule_create", {"prompt": "x", "at": "2026-01-02T09:00:00"}
+    ).value
+    assert offset_free["code"] == "invalid_rule"
+    zoneless = agent.call_tool(
+        "schedule_create", {"prompt": "x", "at": {"date": "2026-01-02", "time": "09:00:00"}}
+    )
+    assert zoneless.is_error is False
+    assert zoneless.value == {
+        "code": "invalid_rule",
+        "message": "Local at must contain exactly date, time, and time_zone.",
+    }
+
+
+@pytest.mark.dsh_requires("time-context")
+@pytest.mark.spec("SCH-010", "SCH-030")
+@pytest.mark.parametrize("zone", ["Asia/Shanghai", "America/Los_Angeles"])
+def test_time_context_zone_does_not_change_the_interpretation_of_at(dsh_host, zone):
+    dsh_host.load_plugin("time-context", {"timeZone": zone})
+    dsh_host.load_plugin("schedule")
+    agent = dsh_host.create_agent()
+    agent.prompt("hello")
+    local = {"date": "2026-01-02", "time": "09:00:00", "time_zone": "Europe/Berlin"}
+    assert agent.call_tool("schedule_create", {"prompt": "x", "at": local}).value[
+        "scheduledAt"
+    ] == "2026-01-02T08:00:00.000Z"
+    assert agent.call_tool(
+        "schedule_create", {"prompt": "y", "at": "2026-01-02T09:00:00+09:00"}
+    ).value["scheduledAt"] == "2026-01-02T00:00:00.000Z"
+
+
+@pytest.mark.dsh_requires("process-zone")
+@pytest.mark.spec("SCH-030")
+@pytest.mark.parametrize("process_zone", ["Pacific/Kiritimati", "America/Adak"])
+def test_process_time_zone_does_not_change_the_interpretation_of_at(
+    dsh_host, monkeypatch, process_zone
+):
+    monkeypatch.setenv("TZ", process_zone)
+    time.tzset()
+    try:
+        dsh_host.load_plugin("schedule")
+        agent = dsh_host.create_agent()
+        local = {"date": "2026-03-08", "time": "02:30:00", "time_zone": "UTC"}
+        value = agent.call_tool("schedule_create", {"prompt": "x", "at": local}).value
+        assert value["scheduledAt"] == "2026-03-08T02:30:00.000Z"
+        value = agent.call_tool(
+            "schedule_create",
+            {"prompt": "y", "at": {"date": "2026-07-01", "time": "12:00:00",
+                                   "time_zone": "Asia/Tokyo"}},
+        ).value
+        assert value["scheduledAt"] == "2026-07-01T03:00:00.000Z"
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+
+
+# -- the flush that guards the fold -------------------------------------------------
+
+
+@pytest.mark.spec("SCH-011")
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("schedule_list", {}),
+        ("schedule_create", AFTER_60),
+        ("schedule_delete", {"id": "schedule-7"}),
+    ],
+)
+def test_every_fold_reading_operation_waits_for_a_flush_first(host, agent, tool, arguments):
+    host.faults.fail_flushes("hang", count=1)
+    with pytest.raises(HostStuckError):
+        agent.call_tool(tool, arguments)
+    assert changes(agent.events()) == []
+
+
+@pytest.mark.spec("SCH-011")
+def test_preflight_flush_covers_the_whole_live_log(host, agent):
+    agent.prompt("some unflushed conversation")
+    length = len(agent.events())
+    agent.call_tool("schedule_list", {})
+    records = flushes_of(host, agent.session_id)
+    assert records[-1].durable_length >= length
+    assert host.durable_events(agent.session_id)[:length] == agent.events()[:length]
+
+
+@pytest.mark.spec("SCH-012")
+@pytest.mark.parametrize("outcome", ["falsy", "rejected", "detached"])
+@pytest.mark.parametrize(
+    ("tool", "arguments", "expected"),
+    [
+        ("schedule_list", {}, uncertain("list")),
+        ("schedule_create", AFTER_60, uncertain("create")),
+        ("schedule_delete", {"id": "schedule-1"}, uncertain("delete", "schedule-1")),
+    ],
+)
+def test_failed_preflight_returns_persistence_uncertain(
+    host, agent, outcome, tool, arguments, expected
+):
+    host.faults.fail_flushes(outcome, count=1)
+    result = agent.call_tool(tool, arguments)
+    assert result.is_error is False
+    assert result.value == expected
+    assert list(result.value) == list(expected)
+    assert changes(agent.events()) == []
+
+
+@pytest.mark.spec("SCH-012")
+def test_unconfirmed_live_suffix_is_never_listed(host, agent):
+    agent.call_tool("schedule_create", AFTER_60)
+    host.faults.fail_flushes("falsy", count=None)
+    assert agent.call_tool("schedule_list", {}).value == uncertain("list")
+    assert agent.call_tool("schedule_delete", {"id": "schedule-404"}).value == uncertain(
+        "delete", "schedule-404"
+    )
+
+
+@pytest.mark.spec("SCH-013", "SCH-034")
+def test_create_confirms_only_after_a_barrier_flush_that_includes_the_create(host, agent):
+    before = len(agent.events())
+    seen = len(flushes_of(host, agent.session_id))
+    host.faults.fail_flushes("hang", first=2, count=1)
+    with pytest.raises(HostStuckError):
+        agent.call_tool("schedule_create", AFTER_60)
+    preflight, barrier = flushes_of(host, agent.session_id)[seen : seen + 2]
+    assert (preflight.outcome, preflight.durable_length) == ("durable", before)
+    assert (barrier.outcome, barrier.durable_length) == ("hang", before + 1)
+    assert changes(agent.events())[-1]["operation"] == "create"
+
+
+@pytest.mark.spec("SCH-013", "SCH-034")
+def test_create_needs_no_flush_beyond_preflight_and_barrier(host, agent):
+    host.faults.fail_flushes("hang", first=3, count=None)
+    value = agent.call_tool("schedule_create", AFTER_60).value
+    assert value["id"] == "schedule-1"
+
+
+@pytest.mark.spec("SCH-013")
+def test_delete_confirms_only_after_a_barrier_flush_that_includes_the_delete(host, agent):
+    agent.call_tool("schedule_create", AFTER_60)
+    before = len(agent.events())
+    seen = len(flushes_of(host, agent.session_id))
+    host.faults.fail_flushes("hang", first=2, count=1)
+    with pytest.raises(HostStuckError):
+        agent.call_tool("schedule_delete", {"id": "schedule-1"})
+    preflight, barrier = flushes_of(host, agent.session_id)[seen : seen + 2]
+    assert (preflight.outcome, preflight.durable_length) == ("durable", before)
+    assert (barrier.outcome, barrier.durable_length) == ("hang", before + 1)
+    assert changes(agent.events())[-1] == {"version": 1, "operation": "delete", "id": "schedule-1"}
+
+
+@pytest.mark.spec("SCH-013", "SCH-036")
+@pytest.mark.parametrize(
+    ("tool", "arguments", "expected"),
+    [
+        ("schedule_list", {}, []),
+        (
+            "schedule_delete",
+            {"id": "schedule-9"},
+            {"id": "schedule-9", "deleted": False, "code": "schedule_not_found"},
+        ),
+    ],
+)
+def test_reads_and_not_found_deletes_need_only_the_preflight(
+    host, agent, tool, arguments, expected
+):
+    host.faults.fail_flushes("hang", first=2, count=None)
+    assert agent.call_tool(tool, arguments).value == expected
+
+
+@pytest.mark.spec("SCH-013", "SCH-039")
+@pytest.mark.parametrize("outcome", ["falsy", "rejected", "detached"])
+def test_create_barrier_failure_reports_the_allocated_id_and_keeps_the_create(
+    host, agent, outcome
+):
+    host.faults.fail_flushes(outcome, first=2, count=1)
+    value = agent.call_tool("schedule_create", AFTER_60).value
+    assert value == uncertain("create", "schedule-1")
+    assert list(value) == ["code", "message", "operation", "id"]
+    created = changes(agent.events())
+    assert [change["operation"] for change in created] == ["create"]
+    assert created[0]["schedule"]["id"] == "schedule-1"
+    assert agent.call_tool("schedule_create", AFTER_60).value["id"] == "schedule-2"
+
+
+@pytest.mark.spec("SCH-013")
+def test_delete_barrier_failure_reports_the_requested_id_and_keeps_the_delete(host, agent):
+    agent.call_tool("schedule_create", AFTER_60)
+    host.faults.fail_flushes("rejected", first=2, count=1)
+    value = agent.call_tool("schedule_delete", {"id": "schedule-1"}).value
+    assert value == uncertain("delete", "schedule-1")
+    assert changes(agent.events())[-1] == {"version": 1, "operation": "delete", "id": "schedule-1"}
+    assert agent.call_tool("schedule_list", {}).value == []

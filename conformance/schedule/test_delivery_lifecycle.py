@@ -1,0 +1,516 @@
+"""README section "Delivery lifecycle": the live owner's timers, priorities,
+batches, the idle phase, follow-up turns, failures and disposal."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from dsh_conformance.schedule.session_logs import (
+    START_MS,
+    after_create,
+    at_create,
+    batch_framing,
+    dispatches,
+    every_create,
+    flushes_of,
+    one_shot_framing,
+    reminder_messages,
+    reminder_texts,
+    seed_log,
+    turn_number_of,
+)
+from pytest_dsh import HostStuckError, reply_text
+
+pytestmark = [pytest.mark.dsh_requires("schedule")]
+
+HOUR_MS = 3_600_000
+DAY_MS = 86_400_000
+
+
+def _dispatch(schedule_id: str, accepted_at: str | None = None) -> dict[str, Any]:
+    change: dict[str, Any] = {"version": 1, "operation": "dispatch", "id": schedule_id}
+    if accepted_at is not None:
+        change["acceptedAt"] = accepted_at
+    return change
+
+
+def _message_times(events: list[dict[str, Any]]) -> list[int]:
+    return [event["time"] for event in reminder_messages(events)]
+
+
+def _dispatch_events(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [e for e in events if e["type"] == "schedule/change"
+            and e["data"].get("operation") == "dispatch"]
+
+
+# -- timing ------------------------------------------------------------------------
+
+
+@pytest.mark.spec("SCH-042", "SCH-065")
+def test_one_shot_fires_exactly_at_its_target(host, agent):
+    agent.call_tool("schedule_create", {"prompt": "Stand up", "after_seconds": 90})
+    host.advance(89.999)
+    assert dispatches(agent.events()) == []
+    host.advance(0.001)
+    assert dispatches(agent.events()) == [_dispatch("schedule-1")]
+    assert _dispatch_events(agent.events())[0]["time"] == START_MS + 90_000
+    assert reminder_texts(agent.events()) == [
+        one_shot_framing('"schedule-1"', "2026-01-01T00:01:30.000Z", '"Stand up"')]
+
+
+@pytest.mark.spec("SCH-042")
+def test_the_earliest_target_of_the_fold_fires_first(host):
+    seed = seed_log(after_create("schedule-1", "Second", 120, "2026-01-01T00:02:00.000Z"),
+                    at_create("schedule-2", "First", "2026-01-01T00:01:00.000Z"))
+    agent = host.create_agent(seed=seed)
+    host.advance(60)
+    assert dispatches(agent.events()) == [_dispatch("schedule-2")]
+    host.advance(60)
+    assert dispatches(agent.events()) == [_dispatch("schedule-2"), _dispatch("schedule-1")]
+    assert _message_times(agent.events()) == [START_MS + 60_000, START_MS + 120_000]
+
+
+@pytest.mark.spec("SCH-043")
+def test_a_wait_beyond_the_platform_timer_range_is_split(host, agent):
+    agent.call_tool("schedule_create", {"prompt": "Monthly", "after_seconds": 2_592_000})
+    host.advance(2_147_483.647)  # the longest single platform timer
+    assert dispatches(agent.events()) == []
+    wake = [r for r in flushes_of(host, agent.session_id) if r.wall_ms == START_MS + 2_147_483_647]
+    assert wake, "the owner wakes at the end of the platform timer range and checks again"
+    host.advance(444_516.352)
+    assert dispatches(agent.events()) == []
+    host.advance(0.001)
+    assert dispatches(agent.events()) == [_dispatch("schedule-1")]
+    assert _message_times(agent.events()) == [1_769_817_600_000]  # 2026-01-31T00:00:00.000Z
+
+
+@pytest.mark.spec("SCH-043")
+def test_a_wall_clock_rollback_never_fires_early(host, agent):
+    agent.call_tool("schedule_create", {"prompt": "Roll", "after_seconds": 3600})
+    host.set_wall_clock(START_MS - DAY_MS)
+    host.advance(3600)  # the original timer elapses, but the wall clock says 1 day early
+    assert dispatches(agent.events()) == []
+    host.advance(86_399)
+    assert dispatches(agent.events()) == []
+    host.advance(1)
+    assert dispatches(agent.events()) == [_dispatch("schedule-1")]
+    assert _message_times(agent.events()) == [START_MS + HOUR_MS]
+    assert reminder_texts(agent.events()) == [
+        one_shot_framing('"schedule-1"', "2026-01-01T01:00:00.000Z", '"Roll"')]
+
+
+@pytest.mark.spec("SCH-043", "SCH-037")
+def test_a_forward_jump_makes_the_record_overdue_for_the_next_preflight(host, agent):
+    agent.call_tool("schedule_create", {"prompt": "Jump", "after_seconds": 3600})
+    host.set_wall_clock(START_MS + 5 * HOUR_MS)
+    assert dispatches(agent.events()) == []
+    agent.call_tool("schedule_list", {})
+    assert dispatches(agent.events()) == [_dispatch("schedule-1")]
+    assert reminder_texts(agent.events()) == [
+        one_shot_framing('"schedule-1"', "2026-01-01T01:00:00.000Z", '"Jump"')]
+
+
+@pytest.mark.spec("SCH-043")
+def test_a_forward_jump_dispatches_at_the_next_wake(host, agent):
+    agent.call_tool("schedule_create", {"prompt": "Jump", "after_seconds": 3600})
+    agent.call_tool("schedule_create", {"prompt": "Far", "after_seconds": 30 * 3600})
+    host.set_wall_clock(START_MS + 5 * HOUR_MS)
+    host.advance(3600)  # the next wake: the first target on the monotonic timer
+    assert dispatches(agent.events()) == [_dispatch("schedule-1")]
+    assert _message_times(agent.events()) == [START_MS + 6 * HOUR_MS]
+
+
+@pytest.mark.spec("SCH-043", "SCH-045", "SCH-050", "SCH-051", "SCH-088")
+def test_a_forward_jump_dispatches_one_batch_with_each_latest_occurrence(host, agent):
+    agent.call_tool("schedule_create", {"prompt": "Five", "every_seconds": 300})
+    agent.call_tool("schedule_create", {"prompt": "Hourly", "every_seconds": 3600})
+    host.set_wall_clock(START_MS + 2 * HOUR_MS + 10_000)  # 02:00:10
+    agent.call_tool("schedule_list", {})
+    assert dispatches(agent.events()) == [
+        _dispatch("schedule-1", "2026-01-01T02:00:10.000Z"),
+        _dispatch("schedule-2", "2026-01-01T02:00:10.000Z"),
+    ]
+    assert reminder_texts(agent.events()) == [batch_framing(
+        '[{"schedule_id":"schedule-1","occurrence_at":"2026-01-01T02:00:00.000Z",'
+        '"reminder_prompt":"Five"},{"schedule_id":"schedule-2",'
+        '"occurrence_at":"2026-01-01T02:00:00.000Z","reminder_prompt":"Hourly"}]'
+    )]
+    targets = [v["scheduledAt"] for v in agent.call_tool("schedule_list", {}).value]
+    assert targets == ["2026-01-01T02:05:00.000Z", "2026-01-01T03:00:00.000Z"]
+
+
+@pytest.mark.spec("SCH-043", "SCH-050")
+def test_a_forward_jump_batch_uses_the_wall_clock_of_the_wake(host, agent):
+    agent.call_tool("schedule_create", {"prompt": "Five", "every_seconds": 300})
+    agent.call_tool("schedule_create", {"prompt": "Hourly", "every_seconds": 3600})
+    host.set_wall_clock(START_MS + 2 * HOUR_MS + 10_000)
+    host.advance(300)  # wall clock 02:05:10
+    assert dispatches(agent.events()) == [
+        _dispatch("schedule-1", "2026-01-01T02:05:10.000Z"),
+        _dispatch("schedule-2", "2026-01-01T02:05:10.000Z"),
+    ]
+    assert reminder_texts(agent.events()) == [batch_framing(
+        '[{"schedule_id":"schedule-1","occurrence_at":"2026-01-01T02:05:00.000Z",'
+        '"reminder_prompt":"Five"},{"schedule_id":"schedule-2",'
+        '"occurrence_at":"2026-01-01T02:00:00.000Z","reminder_prompt":"Hourly"}]'
+    )]
+
+
+# -- priority and batches -------------------------------------------------------------
+
+
+@pytest.mark.spec("SCH-044", "SCH-075")
+def test_due_one_shots_come_first_each_in_its_own_later_turn(dsh_host_factory):
+    host = dsh_host_factory(start_ms=START_MS + 120_000)  # 00:02:00, everything is overdue
+    host.load_plugin("schedule")
+    seed = seed_log(
+        every_create("schedule-1", "Tick", 300, "2026-01-01T00:00:30.000Z"),
+        after_create("schedule-2", "Two", 60, "2026-01-01T00:01:00.000Z"),
+        at_create("schedule-3", "Three", "2026-01-01T00:01:00.000Z"),
+        at_create("schedule-4", "Four", "2026-01-01T00:00:10.000Z"),
+    )
+    agent = host.create_agent(seed=seed)
+    events = agent.events()
+    assert reminder_texts(events) == [
+        one_shot_framing('"schedule-4"', "2026-01-01T00:00:10.000Z", '"Four"'),
+        one_shot_framing('"schedule-2"', "2026-01-01T00:01:00.000Z", '"Two"'),
+        one_shot_framing('"schedule-3"', "2026-01-01T00:01:00.000Z", '"Three"'),
+        batch_framing('[{"schedule_id":"schedule-1","occurrence_at":"2026-01-01T00:00:30.000Z",'
+                      '"reminder_prompt":"Tick"}]'),
+    ]
+    assert dispatches(events) == [
+        _dispatch("schedule-4"), _dispatch("schedule-2"), _dispatch("schedule-3"),
+        _dispatch("schedule-1", "2026-01-01T00:02:00.000Z"),
+    ]
+    turns = [turn_number_of(events, m["seq"]) for m in reminder_messages(events)]
+    assert None not in turns
+    assert len(set(turns)) == 4 and turns == sorted(turns)
+    for message in reminder_messages(events):
+        opener = events[message["seq"] - 1]
+        assert opener["type"] == "turn/start"
+        assert opener["data"]["trigger"]["source"] == {"kind": "plugin", "plugin": "schedule"}
+
+
+@pytest.mark.spec("SCH-045", "SCH-050", "SCH-076", "SCH-080")
+def test_overdue_every_records_form_one_batch_in_target_then_creation_order(dsh_host_factory):
+    host = dsh_host_factory(start_ms=START_MS + 1_200_000)  # 00:20:00
+    host.load_plugin("schedule")
+    seed = seed_log(
+        every_create("schedule-1", "A", 300, "2026-01-01T00:01:00.000Z"),
+        every_create("schedule-2", "B", 3600, "2026-01-01T00:02:00.000Z"),
+        every_create("schedule-3", "C", 600, "2026-01-01T00:02:00.000Z"),
+        every_create("schedule-4", "D", 900, "2026-01-01T00:00:30.000Z"),
+    )
+    agent = host.create_agent(seed=seed)
+    accepted = "2026-01-01T00:20:00.000Z"
+    assert dispatches(agent.events()) == [
+        _dispatch("schedule-4", accepted), _dispatch("schedule-1", accepted),
+        _dispatch("schedule-2", accepted), _dispatch("schedule-3", accepted),
+    ]
+    assert reminder_texts(agent.events()) == [batch_framing(
+        '[{"schedule_id":"schedule-4","occurrence_at":"2026-01-01T00:15:30.000Z",'
+        '"reminder_prompt":"D"},'
+        '{"schedule_id":"schedule-1","occurrence_at":"2026-01-01T00:16:00.000Z",'
+        '"reminder_prompt":"A"},'
+        '{"schedule_id":"schedule-2","occurrence_at":"2026-01-01T00:02:00.000Z",'
+        '"reminder_prompt":"B"},'
+        '{"schedule_id":"schedule-3","occurrence_at":"2026-01-01T00:12:00.000Z",'
+        '"reminder_prompt":"C"}]'
+    )]
+    listed = [(v["id"], v["scheduledAt"]) for v in agent.call_tool("schedule_list", {}).value]
+    assert listed == [
+        ("schedule-1", "2026-01-01T00:21:00.000Z"),
+        ("schedule-2", "2026-01-01T01:02:00.000Z"),
+        ("schedule-3", "2026-01-01T00:22:00.000Z"),
+        ("schedule-4", "2026-01-01T00:30:30.000Z"),
+    ]
+
+
+@pytest.mark.spec("SCH-050", "SCH-051")
+def test_every_records_fire_on_their_own_anchors_without_a_shared_gate(host, agent):
+    agent.call_tool("schedule_create", {"prompt": "A", "every_seconds": 300})
+    agent.call_tool("schedule_create", {"prompt": "B", "every_seconds": 600})
+    for _ in range(3):
+        host.advance(300)
+    assert dispatches(agent.events()) == [
+        _dispatch("schedule-1", "2026-01-01T00:05:00.000Z"),
+        _dispatch("schedule-1", "2026-01-01T00:10:00.000Z"),
+        _dispatch("schedule-2", "2026-01-01T00:10:00.000Z"),
+        _dispatch("schedule-1", "2026-01-01T00:15:00.000Z"),
+    ]
+    assert _message_times(agent.events()) == [
+        START_MS + 300_000, START_MS + 600_000, START_MS + 900_000]
+    assert '"schedule_id":"schedule-2"' in reminder_texts(agent.events())[1]
+
+
+@pytest.mark.spec("SCH-051", "SCH-088")
+def test_missed_intervals_are_never_replayed(host, agent):
+    agent.call_tool("schedule_create", {"prompt": "Tick", "every_seconds": 300})
+    host.crash()
+    host.advance(10 * 3600 + 42)
+    resumed = host.resume(agent.session_id)
+    assert dispatches(resumed.events()) == [_dispatch("schedule-1", "2026-01-01T10:00:42.000Z")]
+    assert reminder_texts(resumed.events()) == [batch_framing(
+        '[{"schedule_id":"schedule-1","occurrence_at":"2026-01-01T10:00:00.000Z",'
+        '"reminder_prompt":"Tick"}]')]
+    host.advance(258)
+    assert len(dispatches(resumed.events())) == 2
+
+
+# -- checkpoints and the idle phase ----------------------------------------------------
+
+
+@pytest.mark.spec("SCH-046", "SCH-052")
+def test_a_due_reminder_is_checkpointed_before_and_after_its_dispatch(host, agent):
+    agent.call_tool("schedule_create", {"prompt": "x", "after_seconds": 60})
+    seen = len(flushes_of(host, agent.session_id))
+    host.advance(60)
+    (dispatch,) = _dispatch_events(agent.events())
+    at_target = [r for r in flushes_of(host, agent.session_id)[seen:]
+                 if r.wall_ms == START_MS + 60_000]
+    lengths = [r.durable_length for r in at_target]
+    before = [i for i, n in enumerate(lengths) if n <= dispatch["seq"]]
+    after = [i for i, n in enumerate(lengths) if n > dispatch["seq"]]
+    assert before and after and before[0] < after[0]
+    assert dispatch in host.durable_events(agent.session_id)
+
+
+@pytest.mark.spec("SCH-046")
+@pytest.mark.parametrize("outcome", ["falsy", "rejected", "detached"])
+def test_a_failed_due_checkpoint_dispatches_nothing(host, agent, outcome):
+    agent.call_tool("schedule_create", {"prompt": "x", "after_seconds": 60})
+    host.faults.fail_flushes(outcome)
+    host.advance(60)
+    assert dispatches(agent.events()) == []
+    assert reminder_texts(agent.events()) == []
+    (view,) = agent.call_tool("schedule_list", {}).value
+    assert view["id"] == "schedule-1"
+
+
+@pytest.mark.spec("SCH-047", "SCH-053")
+def test_a_due_reminder_waits_for_a_running_turn_then_opens_a_later_turn(host, agent):
+    agent.call_tool("schedule_create", {"prompt": "Ping", "after_seconds": 60})
+    agent.script(reply_text("long answer", thinking_s=600))
+    agent.prompt("work")
+    host.advance(120)
+    assert dispatches(agent.events()) == []
+    assert reminder_texts(agent.events()) == []
+    assert agent.call_tool("schedule_list", {}).value[0]["state"] == "overdue"
+    host.advance(480)  # the long turn ends at 00:10:00
+    events = agent.events()
+    (first_end,) = [e for e in events if e["type"] == "turn/end" and e["data"]["turn"] == 1]
+    (message,) = reminder_messages(events)
+    assert message["seq"] > first_end["seq"]
+    assert turn_number_of(events, message["seq"]) == 2
+    assert _dispatch_events(events)[0]["time"] == first_end["time"] == START_MS + 600_000
+    assert reminder_texts(events) == [
+        one_shot_framing('"schedule-1"', "2026-01-01T00:01:00.000Z", '"Ping"')]
+
+
+@pytest.mark.spec("SCH-048", "SCH-052")
+def test_dispatch_is_recorded_before_the_follow_up_turn_opens(host, agent):
+    agent.call_tool("schedule_create", {"prompt": "x", "after_seconds": 60})
+    agent.call_tool("schedule_create", {"prompt": "y", "every_seconds": 300})
+    host.advance(300)
+    events = agent.events()
+    for dispatch in _dispatch_events(events):
+        opener = next(e for e in events[dispatch["seq"]:] if e["type"] == "turn/start")
+        message = events[opener["seq"] + 1]
+        assert message in reminder_messages(events)
+        assert dispatch["seq"] < opener["seq"]
+
+
+@pytest.mark.spec("SCH-048", "SCH-050")
+def test_a_batch_samples_one_decision_time(host, agent):
+    for prompt, seconds in (("a", 300), ("b", 600), ("c", 900)):
+        agent.call_tool("schedule_create", {"prompt": prompt, "every_seconds": seconds})
+    host.set_wall_clock(START_MS + 7 * HOUR_MS + 123)
+    agent.call_tool("schedule_list", {})
+    accepted = {d["acceptedAt"] for d in dispatches(agent.events())}
+    assert accepted == {"2026-01-01T07:00:00.123Z"}
+    assert len(reminder_texts(agent.events())) == 1
+
+
+@pytest.mark.spec("SCH-053", "SCH-054")
+def test_the_follow_up_turn_is_an_ordinary_transcript_turn(host, agent):
+    agent.call_tool("schedule_create", {"prompt": "Stand up", "after_seconds": 60})
+    agent.script(reply_text("Time to stand up!"))
+    host.advance(60)
+    events = agent.events()
+    (message,) = reminder_messages(events)
+    turn = events[message["seq"] - 1:]
+    assert [e["type"] for e in turn] == [
+        "turn/start", "user/message", "step/start", "assistant/message", "step/end", "turn/end"]
+    assert turn[3]["data"]["content"] == [{"type": "text", "text": "Time to stand up!"}]
+    assert message["data"] == {
+        "content": [{"type": "text", "text": one_shot_framing(
+            '"schedule-1"', "2026-01-01T00:01:00.000Z", '"Stand up"')}],
+        "source": {"kind": "plugin", "plugin": "schedule"},
+    }
+    kinds = {e["type"] for e in events}
+    assert kinds <= {"turn/start", "user/message", "step/start", "assistant/message",
+                     "step/end", "turn/end", "schedule/change"}
+
+
+@pytest.mark.spec("SCH-053")
+def test_a_reminder_never_steers_the_running_turn(host, agent):
+    agent.call_tool("schedule_create", {"prompt": "Ping", "after_seconds": 60})
+    agent.script(reply_text("first half", thinking_s=300))
+    agent.prompt("work")
+    host.advance(600)
+    events = agent.events()
+    first_turn = [e for e in events if turn_number_of(events, e["seq"]) == 1]
+    assert [e["type"] for e in first_turn if e["type"] == "user/message"] == ["user/message"]
+    assert all(e["data"].get("source", {}).get("kind") != "plugin" for e in first_turn
+               if e["type"] == "user/message")
+    assert not [e for e in events if e["type"] == "steering/message"]
+    assert len(reminder_messages(events)) == 1
+
+
+@pytest.mark.spec("SCH-055")
+def test_dispatch_does_not_depend_on_the_follow_up_turn_succeeding(host, agent):
+    agent.call_tool("schedule_create", {"prompt": "x", "after_seconds": 60})
+    host.add_pre_step_probe("raise")
+    host.advance(60)
+    events = agent.events()
+    assert dispatches(events) == [_dispatch("schedule-1")]
+    ends = [e for e in events if e["type"] == "turn/end"]
+    assert ends and ends[-1]["data"]["reason"]["kind"] == "error"
+    assert agent.call_tool("schedule_list", {}).value == []
+    host.advance(3600)
+    assert len(reminder_messages(agent.events())) == 1
+
+
+# -- failures --------------------------------------------------------------------------
+
+
+@pytest.mark.spec("SCH-056")
+def test_a_failed_follow_up_writes_no_dispatch(host, agent):
+    agent.call_tool("schedule_create", {"prompt": "x", "after_seconds": 60})
+    host.faults.fail_followups()
+    host.advance(60)
+    assert dispatches(agent.events()) == []
+    assert reminder_messages(agent.events()) == []
+    (view,) = agent.call_tool("schedule_list", {}).value
+    assert (view["id"], view["state"]) == ("schedule-1", "overdue")
+
+
+@pytest.mark.spec("SCH-057")
+def test_a_failed_dispatch_append_faults_the_owner_but_tools_still_work(host, agent):
+    agent.call_tool("schedule_create", {"prompt": "A", "after_seconds": 60})
+    agent.call_tool("schedule_create", {"prompt": "B", "after_seconds": 120})
+    host.faults.fail_appends(event_type="schedule/change")
+    host.advance(60)
+    assert dispatches(agent.events()) == []
+    host.advance(3600)
+    assert [v["id"] for v in agent.call_tool("schedule_list", {}).value] == [
+        "schedule-1", "schedule-2"]
+    created = agent.call_tool("schedule_create", {"prompt": "C", "after_seconds": 60}).value
+    assert created["id"] == "schedule-3"
+    assert agent.call_tool("schedule_delete", {"id": "schedule-2"}).value == {
+        "id": "schedule-2", "deleted": True}
+    host.advance(3600)
+    assert dispatches(agent.events()) == []
+    texts = reminder_texts(agent.events())
+    assert len(texts) <= 1  # the follow-up may already have been queued
+    assert all('"schedule-1"' in text for text in texts)
+
+
+@pytest.mark.spec("SCH-057")
+@pytest.mark.parametrize("outcome", ["falsy", "rejected", "detached"])
+def test_a_rejected_dispatch_barrier_is_recovered_by_a_later_preflight(host, agent, outcome):
+    agent.call_tool("schedule_create", {"prompt": "A", "after_seconds": 60})
+    host.faults.fail_flushes(outcome, first=2, count=1)  # due preflight ok, barrier fails
+    host.advance(60)
+    assert dispatches(agent.events()) == [_dispatch("schedule-1")]
+    assert any(r.outcome == outcome for r in flushes_of(host, agent.session_id))
+    assert agent.call_tool("schedule_list", {}).value == []
+    assert dispatches(host.durable_events(agent.session_id)) == [_dispatch("schedule-1")]
+    host.crash()
+    resumed = host.resume(agent.session_id)
+    host.advance(60)
+    assert len(reminder_messages(resumed.events())) <= 1
+    assert dispatches(resumed.events()) == [_dispatch("schedule-1")]
+
+
+# -- disposal --------------------------------------------------------------------------
+
+
+@pytest.mark.spec("SCH-058")
+def test_agent_disposal_cancels_timers_without_deleting_records(host, agent):
+    agent.call_tool("schedule_create", {"prompt": "A", "after_seconds": 60})
+    agent.call_tool("schedule_create", {"prompt": "B", "every_seconds": 300})
+    durable = host.durable_events(agent.session_id)
+    agent.dispose()
+    host.advance(600)
+    assert host.durable_events(agent.session_id) == durable
+    assert dispatches(agent.events()) == []
+    resumed = host.resume(agent.session_id)
+    assert [d["id"] for d in dispatches(resumed.events())] == ["schedule-1", "schedule-2"]
+
+
+@pytest.mark.spec("SCH-058")
+def test_plugin_disposal_cancels_timers_without_deleting_records(host, agent):
+    agent.call_tool("schedule_create", {"prompt": "A", "after_seconds": 60})
+    durable = host.durable_events(agent.session_id)
+    live = agent.events()
+    host.unload_plugin("schedule")
+    host.advance(600)
+    assert agent.events() == live
+    assert host.durable_events(agent.session_id) == durable
+    assert not {"schedule_create", "schedule_list", "schedule_delete"} & set(agent.tool_names())
+    host.load_plugin("schedule")  # the existing agent is not adopted on reload
+    host.advance(600)
+    assert agent.events() == live
+
+
+@pytest.mark.spec("SCH-058")
+def test_disposal_waits_for_an_in_flight_preflight_and_then_writes_nothing(host, agent):
+    agent.call_tool("schedule_create", {"prompt": "A", "after_seconds": 60})
+    host.faults.fail_flushes("hang")
+    host.advance(60)  # the due preflight hangs
+    with pytest.raises(HostStuckError):
+        host.unload_plugin("schedule")
+    host.faults.release_hung_flushes()
+    host.run_until_idle()
+    assert dispatches(agent.events()) == []
+    assert reminder_messages(agent.events()) == []
+
+
+# -- restart ----------------------------------------------------------------------------
+
+
+@pytest.mark.spec("SCH-044", "SCH-084")
+def test_resume_dispatches_overdue_one_shots_then_the_every_batch(host, agent):
+    agent.call_tool("schedule_create", {"prompt": "One", "after_seconds": 60})
+    agent.call_tool("schedule_create", {"prompt": "Every", "every_seconds": 300})
+    host.crash()
+    host.advance(3610)
+    resumed = host.resume(agent.session_id)
+    events = resumed.events()
+    assert reminder_texts(events) == [
+        one_shot_framing('"schedule-1"', "2026-01-01T00:01:00.000Z", '"One"'),
+        batch_framing('[{"schedule_id":"schedule-2","occurrence_at":"2026-01-01T01:00:00.000Z",'
+                      '"reminder_prompt":"Every"}]'),
+    ]
+    assert dispatches(events) == [
+        _dispatch("schedule-1"), _dispatch("schedule-2", "2026-01-01T01:00:10.000Z")]
+    turns = [turn_number_of(events, m["seq"]) for m in reminder_messages(events)]
+    assert turns[0] is not None and turns[1] is not None and turns[0] < turns[1]
+    (view,) = resumed.call_tool("schedule_list", {}).value
+    assert (view["scheduledAt"], view["state"]) == ("2026-01-01T01:05:00.000Z", "scheduled")
+
+
+@pytest.mark.spec("SCH-042", "SCH-084")
+def test_nothing_is_delivered_while_the_session_is_cold(host, agent):
+    agent.call_tool("schedule_create", {"prompt": "Cold", "after_seconds": 60})
+    durable = host.durable_events(agent.session_id)
+    host.crash()
+    host.advance(7200)
+    assert host.durable_events(agent.session_id) == durable
+    resumed = host.resume(agent.session_id)
+    assert _message_times(resumed.events()) == [START_MS + 7_200_000]
+
+

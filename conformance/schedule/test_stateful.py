@@ -1,0 +1,223 @@
+"""A stateful property: random sequences of management calls, virtual time,
+wall-clock jumps and crashes against a small model of the README.
+
+The model keeps the active records (id, kind, prompt, target, interval) in
+creation order. Whenever time reaches a target the live owner must act:
+a due one-shot is dispatched and leaves the list; a due Every record moves to
+its first creation-aligned target after the decision time. After every step
+``schedule_list`` must equal the model, and every dispatch written since the
+agent started must have produced its reminder framing.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import pytest
+from hypothesis import settings
+from hypothesis import strategies as st
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    invariant,
+    rule,
+    run_state_machine_as_test,
+)
+
+from dsh_conformance.schedule.session_logs import (
+    START_MS,
+    batch_framing,
+    one_shot_framing,
+    reminder_texts,
+)
+from dsh_conformance.schedule.strategies import iso_instant, js_trim, offset_at_strings, prompts
+
+pytestmark = [pytest.mark.dsh_requires("schedule")]
+
+HOUR_S = 3600
+
+
+@dataclass
+class ModelRecord:
+    id: str
+    kind: str
+    prompt: str
+    target_ms: int
+    interval_ms: int | None = None
+    after_seconds: int | None = None
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+class ScheduleMachine(RuleBasedStateMachine):
+    def __init__(self, implementation: Any) -> None:
+        super().__init__()
+        self.host = implementation.open_host(start_ms=START_MS)
+        self.host.load_plugin("schedule")
+        self.agent = self.host.create_agent()
+        self.session_id = self.agent.session_id
+        self.active: dict[str, ModelRecord] = {}
+        self.finished: list[str] = []
+        self.created = 0
+        self.base = 0  # framings are checked for dispatches from this log index on
+        self.expected_texts: list[str] = []
+
+    def teardown(self) -> None:
+        self.host.close()
+
+    @property
+    def now(self) -> int:
+        return self.host.now_ms
+
+    # -- the model's reaction to time --------------------------------------------------
+
+    def settle(self, since_ms: int | None = None) -> None:
+        """Apply what the owner must have done by now.
+
+        With ``since_ms`` the wall clock ran continuously from there, so each
+        target is handled at its own instant; otherwise (a jump, a resume) all
+        overdue records are handled now. At one instant, due one-shots come
+        first (one turn each, by target then creation), then one batch of all
+        due Every records.
+        """
+        now = self.now
+        while True:
+            targets = [r.target_ms for r in self.active.values() if r.target_ms <= now]
+            if not targets:
+                return
+            instant = now if since_ms is None else max(min(targets), since_ms)
+            self._handle(instant)
+
+    def _handle(self, instant: int) -> None:
+        records = [r for r in self.active.values() if r.target_ms <= instant]
+        due = sorted((r for r in records if r.interval_ms is None), key=lambda r: r.target_ms)
+        for record in due:
+            self.expected_texts.append(one_shot_framing(
+                _json(record.id), iso_instant(record.target_ms), _json(record.prompt)))
+            del self.active[record.id]
+            self.finished.append(record.id)
+        batch = sorted((r for r in records if r.interval_ms is not None), key=lambda r: r.target_ms)
+        if batch:
+            self._batch(batch, instant)
+
+    def _batch(self, batch: list[ModelRecord], now: int) -> None:
+        reminders = []
+        for record in batch:
+            assert record.interval_ms is not None
+            steps = (now - record.target_ms) // record.interval_ms
+            occurrence = record.target_ms + steps * record.interval_ms
+            reminders.append({"schedule_id": record.id, "occurrence_at": iso_instant(occurrence),
+                              "reminder_prompt": record.prompt})
+            record.target_ms = occurrence + record.interval_ms
+        self.expected_texts.append(batch_framing(_json(reminders)))
+
+    def _expect_created(self, value: dict[str, Any], record: ModelRecord) -> None:
+        assert value["id"] == record.id, value
+        assert value["prompt"] == record.prompt
+        assert value["scheduledAt"] == iso_instant(record.target_ms)
+        self.active[record.id] = record
+
+    def _next_id(self) -> str:
+        self.created += 1
+        return f"schedule-{self.created}"
+
+    # -- rules ------------------------------------------------------------------------
+
+    @rule(prompt=prompts(max_size=8), seconds=st.integers(1, 2 * HOUR_S))
+    def create_after(self, prompt: str, seconds: int) -> None:
+        arguments = {"prompt": prompt, "after_seconds": seconds}
+        value = self.agent.call_tool("schedule_create", arguments)
+        record = ModelRecord(self._next_id(), "after", js_trim(prompt),
+                             self.now + seconds * 1000, after_seconds=seconds)
+        self._expect_created(value.value, record)
+
+    @rule(prompt=prompts(max_size=8), seconds=st.integers(300, 2 * HOUR_S))
+    def create_every(self, prompt: str, seconds: int) -> None:
+        arguments = {"prompt": prompt, "every_seconds": seconds}
+        value = self.agent.call_tool("schedule_create", arguments)
+        record = ModelRecord(self._next_id(), "every", js_trim(prompt),
+                             self.now + seconds * 1000, interval_ms=seconds * 1000)
+        self._expect_created(value.value, record)
+
+    @rule(prompt=prompts(max_size=8), data=st.data())
+    def create_at(self, prompt: str, data: st.DataObject) -> None:
+        horizon = self.now + 3 * HOUR_S * 1000
+        case = data.draw(offset_at_strings(after_ms=self.now, until_ms=horizon))
+        value = self.agent.call_tool("schedule_create", {"prompt": prompt, "at": case.at})
+        target = value.value.get("scheduledAt")
+        assert target == case.scheduled_at, value.value
+        record = ModelRecord(self._next_id(), "at", js_trim(prompt), _parse(target))
+        self._expect_created(value.value, record)
+
+    @rule(data=st.data())
+    def delete(self, data: st.DataObject) -> None:
+        candidates = [*self.active, *self.finished, "schedule-999"]
+        schedule_id = data.draw(st.sampled_from(candidates))
+        value = self.agent.call_tool("schedule_delete", {"id": schedule_id}).value
+        if schedule_id in self.active:
+            assert value == {"id": schedule_id, "deleted": True}
+            del self.active[schedule_id]
+            self.finished.append(schedule_id)
+        else:
+            assert value == {"id": schedule_id, "deleted": False, "code": "schedule_not_found"}
+
+    @rule(seconds=st.integers(0, 2 * HOUR_S))
+    def advance(self, seconds: int) -> None:
+        since = self.now
+        self.host.advance(seconds)
+        self.settle(since)
+
+    @rule(seconds=st.integers(-3 * HOUR_S, 3 * HOUR_S))
+    def jump_wall_clock(self, seconds: int) -> None:
+        self.host.set_wall_clock(self.now + seconds * 1000)
+        self.agent.call_tool("schedule_list", {})  # a preflight makes the owner recompute
+        self.settle()
+
+    @rule(gap=st.integers(0, 2 * HOUR_S))
+    def crash_and_resume(self, gap: int) -> None:
+        self.host.crash()
+        self.host.advance(gap)
+        self.base = len(self.host.durable_events(self.session_id))
+        self.expected_texts = []
+        self.agent = self.host.resume(self.session_id)
+        self.settle()
+
+    # -- invariants --------------------------------------------------------------------
+
+    @invariant()
+    def list_equals_the_model(self) -> None:
+        value = self.agent.call_tool("schedule_list", {}).value
+        expected = []
+        for record in self.active.values():
+            view: dict[str, Any] = {"id": record.id, "kind": record.kind, "prompt": record.prompt}
+            if record.after_seconds is not None:
+                view["afterSeconds"] = record.after_seconds
+            if record.interval_ms is not None:
+                view["everySeconds"] = record.interval_ms // 1000
+            view["scheduledAt"] = iso_instant(record.target_ms)
+            view["state"] = "scheduled" if self.now < record.target_ms else "overdue"
+            view["deliveryMode"] = "session-local"
+            expected.append(view)
+        assert value == expected
+
+    @invariant()
+    def dispatches_appear_as_framed_follow_ups(self) -> None:
+        events = self.agent.events()[self.base:]
+        assert reminder_texts(events) == self.expected_texts
+
+
+def _parse(text: str) -> int:
+    moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    return round(moment.timestamp() * 1000)
+
+
+@pytest.mark.spec("SCH-003", "SCH-035", "SCH-042", "SCH-043", "SCH-044", "SCH-045", "SCH-050")
+def test_schedule_behaves_like_its_model(dsh_implementation):
+    run_state_machine_as_test(
+        lambda: ScheduleMachine(dsh_implementation),
+        settings=settings(max_examples=25, stateful_step_count=20, deadline=None),
+    )
