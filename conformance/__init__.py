@@ -1,1 +1,4 @@
-"""The DSH plugin conformance suite (run with ``pytest --pyargs dsh_conformance --dsh-impl=NAME``)."""
+"""The DSH plugin conformance suite.
+
+Run it with ``pytest --pyargs dsh_conformance --dsh-impl=NAME``.
+"""

@@ -1,6 +1,6 @@
 """Conformance suite for dsh-schedule, organised by the sections of its README.
 
 Run it with ``pytest --pyargs dsh_conformance.schedule --dsh-impl=NAME``.
-:mod:`dsh_conformance.schedule.strategies` exports Hypothesis strategies that
+:mod:`pytest_dsh.strategies.schedule` exports Hypothesis strategies that
 implementers can reuse in their own tests.
 """

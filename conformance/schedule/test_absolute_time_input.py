@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from dsh_conformance.schedule.session_logs import START_MS, changes, flushes_of
-from dsh_conformance.schedule.strategies import (
+from pytest_dsh.strategies.schedule import (
     local_at_near_transitions,
     malformed_at_strings,
     offset_at_strings,

@@ -19,7 +19,7 @@ from dsh_conformance.schedule.session_logs import (
     reminder_texts,
     seed_log,
 )
-from dsh_conformance.schedule.strategies import corrupt_schedule_logs, schedule_logs
+from pytest_dsh.strategies.schedule import corrupt_schedule_logs, schedule_logs
 
 pytestmark = [pytest.mark.dsh_requires("schedule")]
 

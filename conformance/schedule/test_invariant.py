@@ -18,9 +18,9 @@ from dsh_conformance.schedule.session_logs import (
     reminder_messages,
     seed_log,
 )
-from dsh_conformance.schedule.strategies import corrupt_schedule_logs
 from pytest_dsh import AgentVetoedError, PluginLoadError
 from pytest_dsh.contract import AppendRejectedError
+from pytest_dsh.strategies.schedule import corrupt_schedule_logs
 
 pytestmark = [pytest.mark.dsh_requires("schedule", "schedule-invariant")]
 

@@ -18,12 +18,12 @@ from dsh_conformance.schedule.session_logs import (
     seed_log,
     uncertain,
 )
-from dsh_conformance.schedule.strategies import (
+from pytest_dsh import HostStuckError, reply_text, reply_tools
+from pytest_dsh.strategies.schedule import (
     create_arguments,
     invalid_create_arguments,
     js_trim,
 )
-from pytest_dsh import HostStuckError, reply_text, reply_tools
 
 pytestmark = [pytest.mark.dsh_requires("schedule")]
 

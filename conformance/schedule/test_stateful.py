@@ -32,7 +32,7 @@ from dsh_conformance.schedule.session_logs import (
     one_shot_framing,
     reminder_texts,
 )
-from dsh_conformance.schedule.strategies import iso_instant, js_trim, offset_at_strings, prompts
+from pytest_dsh.strategies.schedule import iso_instant, js_trim, offset_at_strings, prompts
 
 pytestmark = [pytest.mark.dsh_requires("schedule")]
 

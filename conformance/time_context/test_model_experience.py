@@ -19,8 +19,8 @@ from dsh_conformance.time_context.readings import (
     run_turn,
     step_one_text,
 )
-from dsh_conformance.time_context.strategies import host_neutral_zone_keys, instants
 from pytest_dsh import pinned_zone
+from pytest_dsh.strategies.time_context import host_neutral_zone_keys, instants
 
 pytestmark = [pytest.mark.dsh_requires("time-context")]
 

@@ -129,7 +129,7 @@ def prompts(*, max_size: int = 40) -> st.SearchStrategy[str]:
     """Prompts that stay non-empty after JS trimming (possibly padded)."""
     padding = st.text(alphabet=JS_WHITESPACE, max_size=3)
     core = st.text(
-        alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)),
+        alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]),
         min_size=1,
         max_size=max_size,
     ).filter(_clean_edges)
@@ -534,7 +534,7 @@ def _record(draw: st.DrawFn, schedule_id: str, kind: str, target_ms: int) -> dic
 
 def _next_target(record: Mapping[str, Any], accepted_ms: int) -> int:
     target = _parse_instant(record["scheduledAt"])
-    interval = record["everySeconds"] * 1000
+    interval = int(record["everySeconds"]) * 1000
     return target + ((accepted_ms - target) // interval + 1) * interval
 
 
