@@ -131,7 +131,8 @@ def collect_coverage(args: Iterable[str] = ()) -> dict[str, list[str]]:
     code = pytest.main(
         [
             "--collect-only",
-            "-q",
+            "-p",
+            "no:terminal",
             "--pyargs",
             "dsh_conformance",
             "-p",
