@@ -9,7 +9,6 @@ from dsh_reference.time_context.plugin import (
     TIME_CONTEXT_INVARIANT_PLUGIN,
     TIME_CONTEXT_PLUGIN,
 )
-
 from pytest_dsh import PythonImplementation, __version__
 
 __all__ = ["IMPLEMENTATION"]

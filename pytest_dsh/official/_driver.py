@@ -16,6 +16,7 @@ which releases the hung flushes in Node.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from typing import Any, cast, final
 
@@ -30,9 +31,6 @@ from pytest_dsh.contract import (
 from pytest_dsh.driver import AgentDriver, PreStepProbe, ProbeCall, ProbeMode
 from pytest_dsh.errors import HostStuckError, PluginLoadError, UnknownPluginError
 from pytest_dsh.model import ModelReply
-from pytest_dsh.persistence import FaultPlan, FlushRecord
-from pytest_dsh.tools import ToolOutcome
-
 from pytest_dsh.official._process import (
     BridgeProcess,
     NodeFailure,
@@ -40,6 +38,8 @@ from pytest_dsh.official._process import (
     acquire_process,
     release_process,
 )
+from pytest_dsh.persistence import FaultPlan, FlushRecord
+from pytest_dsh.tools import ToolOutcome
 
 __all__ = ["BridgeAgentDriver", "BridgeHostDriver", "BridgeOperationError"]
 
@@ -235,6 +235,11 @@ class BridgeHostDriver:
     def _call(self, op: str, **args: Any) -> Any:
         if self._closed:
             raise RuntimeError("this host is closed")
+        tz = os.environ.get("TZ")
+        if tz != self._process.sent_tz:
+            # The process zone of the test process is the bridge's process zone.
+            args["tz"] = tz
+            self._process.sent_tz = tz
         windows = _window_state(self._faults)
         if windows != self._sent_windows:
             args["faults"] = windows

@@ -187,6 +187,8 @@ class BridgeProcess:
         self._selector.register(self._stdout_fd, selectors.EVENT_READ)
         self._buffer = b""
         self._next_id = 0
+        #: The TZ value last sent to the bridge (Node starts with our environment).
+        self.sent_tz: str | None = os.environ.get("TZ")
         hello = self._read_line()
         if not hello.get("ready"):
             raise BridgeCrashedError(f"unexpected bridge greeting: {hello!r}")
@@ -227,7 +229,7 @@ class BridgeProcess:
         self._next_id += 1
         message = _encode({"id": self._next_id, "op": op, **args})
         try:
-            self._stdin.write(json.dumps(message, ensure_ascii=False, allow_nan=False).encode("utf-8") + b"\n")
+            self._stdin.write(json.dumps(message, allow_nan=False).encode("utf-8") + b"\n")
             self._stdin.flush()
         except BrokenPipeError as exc:
             raise BridgeCrashedError(

@@ -52,7 +52,6 @@ from dsh_reference.schedule.core import (
     render_reminder_framing,
 )
 from dsh_reference.schedule.transactions import AgentQueue, checkpoint
-
 from pytest_dsh.contract import Agent, AgentStatus, HostServices, MessageSource, TimerHandle
 
 __all__ = ["LiveOwner"]

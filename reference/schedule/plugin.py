@@ -21,7 +21,6 @@ from dsh_reference.schedule.core import check_candidate_event, check_schedule_lo
 from dsh_reference.schedule.owner import LiveOwner
 from dsh_reference.schedule.tools import register_schedule_tools
 from dsh_reference.schedule.transactions import AgentQueue
-
 from pytest_dsh.contract import (
     Agent,
     HostServices,

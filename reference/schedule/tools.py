@@ -33,7 +33,6 @@ from dsh_reference.schedule.core import (
     validate_delete_id,
 )
 from dsh_reference.schedule.transactions import AgentQueue, checkpoint
-
 from pytest_dsh.contract import Agent, HostServices, ToolCall, ToolDefinition
 
 __all__ = ["register_schedule_tools"]

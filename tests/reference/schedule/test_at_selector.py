@@ -5,6 +5,9 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
 from dsh_reference.schedule.core import (
     LocalFields,
     ParsedAt,
@@ -14,9 +17,6 @@ from dsh_reference.schedule.core import (
     resolve_local_instant,
     validate_time_zone,
 )
-from hypothesis import given
-from hypothesis import strategies as st
-
 from pytest_dsh.tzdb import pinned_zone
 
 SHAPE = (

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
 from dsh_reference.schedule.core import (
     ScheduleLogError,
     decode_schedule_change,
     js_trim,
     to_js_json,
 )
-from hypothesis import given
-from hypothesis import strategies as st
 
 AT = "2026-01-01T00:01:30.000Z"
 

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
 from dsh_reference.schedule.core import (
     EveryOccurrence,
     ScheduleLogError,
     parse_iso_ms,
     resolve_every_occurrence,
 )
-from hypothesis import given
-from hypothesis import strategies as st
 
 
 def every(scheduled_at, seconds=300):

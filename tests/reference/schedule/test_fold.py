@@ -5,14 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
 from dsh_reference.schedule.core import (
     FoldedSchedule,
     ScheduleLogError,
     allocate_schedule_id,
     fold_schedule_events,
 )
-from hypothesis import given
-from hypothesis import strategies as st
 
 
 def event(data, event_type="schedule/change"):

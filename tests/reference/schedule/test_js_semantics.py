@@ -6,9 +6,10 @@ import json
 import math
 
 import pytest
-from dsh_reference.schedule.core import is_safe_integer, js_trim, to_js_json
 from hypothesis import given
 from hypothesis import strategies as st
+
+from dsh_reference.schedule.core import is_safe_integer, js_trim, to_js_json
 
 # -- js_trim ------------------------------------------------------------------
 

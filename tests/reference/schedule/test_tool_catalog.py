@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from dsh_reference.schedule.core import ERROR_CODES, tool_definitions
 from jsonschema import Draft202012Validator
+
+from dsh_reference.schedule.core import ERROR_CODES, tool_definitions
 
 
 def definition(name):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from dsh_reference.schedule.core import (
     corrupt_log_result,
     delete_result,
