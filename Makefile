@@ -18,7 +18,12 @@ define pytest_strict
 	exit $$rc
 endef
 
-.PHONY: install conformance test lint typecheck unit bridge clean
+# The official npm build runs behind a Node bridge (bridge/README.md); npm ci
+# installs its pinned packages, the Node runtime included.
+BRIDGE_STAMP := bridge/node_modules/.package-lock.json
+export DSH_BRIDGE_DIR := $(CURDIR)/bridge
+
+.PHONY: install conformance conformance-official test lint typecheck unit bridge clean
 
 $(STAMP): pyproject.toml requirements/constraints.txt $(shell find pytest_dsh reference conformance fixtures -type f -not -path '*/__pycache__/*' 2>/dev/null)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -28,6 +33,11 @@ $(STAMP): pyproject.toml requirements/constraints.txt $(shell find pytest_dsh re
 	touch $(STAMP)
 
 install: $(STAMP)
+
+$(BRIDGE_STAMP): bridge/package.json bridge/package-lock.json
+	cd bridge && npm ci --no-audit --no-fund --loglevel=error
+
+bridge: $(BRIDGE_STAMP)
 
 conformance: $(STAMP)
 	@mkdir -p $(REPORTS)
@@ -43,10 +53,14 @@ typecheck: $(STAMP)
 	@ln -sfn ../fixtures .typecheck/dsh_fixtures; ln -sfn ../conformance .typecheck/dsh_conformance
 	cd .typecheck && ../$(BIN)/mypy --config-file ../pyproject.toml -p pytest_dsh -p dsh_reference -p dsh_fixtures
 
-unit: $(STAMP)
+unit: $(STAMP) $(BRIDGE_STAMP)
 	$(call pytest_strict,tests -ra)
 
-test: lint typecheck unit conformance
+conformance-official: $(STAMP) $(BRIDGE_STAMP)
+	@mkdir -p $(REPORTS)
+	$(call pytest_strict,--pyargs dsh_conformance --dsh-impl=official -ra --dsh-report=$(REPORTS)/conformance-official.md)
+
+test: lint typecheck unit conformance conformance-official
 
 clean:
-	rm -rf $(VENV) $(REPORTS) build *.egg-info
+	rm -rf $(VENV) $(REPORTS) build *.egg-info .typecheck bridge/node_modules

@@ -9,6 +9,7 @@ with ``npm ci --prefix bridge`` or point ``DSH_BRIDGE_DIR`` at it.
 
 from __future__ import annotations
 
+from pytest_dsh.official._domain import OfficialDomain, Thrown, official_domain
 from pytest_dsh.official._driver import (
     BridgeAgentDriver,
     BridgeHostDriver,
@@ -41,12 +42,15 @@ __all__ = [
     "BridgeOperationError",
     "BridgeProcess",
     "BridgeUnavailableError",
+    "OfficialDomain",
     "OfficialImplementation",
+    "Thrown",
     "acquire_process",
     "bridge_timings",
     "load_expectations",
     "locate_bridge",
     "locate_node",
+    "official_domain",
     "release_process",
 ]
 

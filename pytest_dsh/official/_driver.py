@@ -206,8 +206,16 @@ class BridgeHostDriver:
     """A host of the official build (:class:`~pytest_dsh.driver.HostDriver`)."""
 
     def __init__(
-        self, name: str, version: str, *, start_ms: int, withhold: frozenset[str] = frozenset()
+        self,
+        name: str,
+        version: str,
+        *,
+        start_ms: int,
+        withhold: frozenset[str] = frozenset(),
+        jsonl_root: str | None = None,
     ) -> None:
+        """``jsonl_root`` (bridge-only): persist sessions with the official JSONL
+        backend under that folder instead of in memory (needs Node >= 22.15)."""
         self.implementation_name = name
         self.implementation_version = version
         self._faults = FaultPlan()
@@ -221,7 +229,7 @@ class BridgeHostDriver:
         self._closed = False
         self._process: BridgeProcess = acquire_process()
         try:
-            self._call("reset", start_ms=start_ms, withhold=sorted(withhold))
+            self._call("reset", start_ms=start_ms, withhold=sorted(withhold), jsonl_root=jsonl_root)
         except BaseException:
             release_process(self._process)
             raise
@@ -259,7 +267,9 @@ class BridgeHostDriver:
         for record in sync.get("flushes", ()):
             self._flushes.append(
                 FlushRecord(
-                    record["session_id"], record["outcome"], record["wall_ms"],
+                    record["session_id"],
+                    record["outcome"],
+                    record["wall_ms"],
                     record["durable_length"],
                 )
             )
@@ -267,8 +277,13 @@ class BridgeHostDriver:
         self._errors.extend(sync.get("errors", ()))
         for call in sync.get("probe_calls", ()):
             self._probes[call["probe"]].calls.append(
-                ProbeCall(call["agent_id"], call["turn"], call["step"], call["aborted"],
-                          call["log_length"])
+                ProbeCall(
+                    call["agent_id"],
+                    call["turn"],
+                    call["step"],
+                    call["aborted"],
+                    call["log_length"],
+                )
             )
         seen = sync.get("fault_seen")
         if seen is not None:

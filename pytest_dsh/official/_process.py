@@ -16,6 +16,7 @@ goes to stderr, which is kept in a temporary file for diagnostics.
 from __future__ import annotations
 
 import atexit
+import functools
 import json
 import math
 import os
@@ -40,6 +41,8 @@ __all__ = [
     "bridge_timings",
     "locate_bridge",
     "locate_node",
+    "node_flags",
+    "node_version",
     "release_process",
 ]
 
@@ -57,7 +60,9 @@ def _encode(value: Any) -> Any:
     """JSON-safe ``value``: non-finite floats become ``{"$number": ...}`` (plain
     JSON has no NaN/Infinity; the bridge revives them as JS numbers)."""
     if isinstance(value, float) and not math.isfinite(value):
-        return {"$number": "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")}
+        if math.isnan(value):
+            return {"$number": "NaN"}
+        return {"$number": "Infinity" if value > 0 else "-Infinity"}
     if isinstance(value, dict):
         return {key: _encode(item) for key, item in value.items()}
     if isinstance(value, list | tuple):
@@ -87,7 +92,8 @@ def _is_bridge(folder: Path) -> bool:
     if not manifest.is_file():
         return False
     try:
-        return json.loads(manifest.read_text("utf-8")).get("name") == BRIDGE_PACKAGE_NAME
+        name = json.loads(manifest.read_text("utf-8")).get("name")
+        return bool(name == BRIDGE_PACKAGE_NAME)
     except (OSError, ValueError):
         return False
 
@@ -122,9 +128,7 @@ def locate_bridge() -> Path:
             raise BridgeUnavailableError(f"the official-build bridge was not found; {_SETUP_HINT}")
         folder = found
     if not (folder / "node_modules" / "@deepseek-ai" / "dsh-schedule").is_dir():
-        raise BridgeUnavailableError(
-            f"the bridge at {folder} has no node_modules; {_SETUP_HINT}"
-        )
+        raise BridgeUnavailableError(f"the bridge at {folder} has no node_modules; {_SETUP_HINT}")
     return folder
 
 
@@ -145,6 +149,25 @@ def locate_node(bridge: Path) -> Path:
             "platform and `node` is not on PATH"
         )
     return Path(system)
+
+
+@functools.cache
+def node_version(node: Path) -> tuple[int, int, int]:
+    """``(major, minor, patch)`` of the Node runtime at ``node``."""
+    text = subprocess.run(
+        [str(node), "--version"], capture_output=True, text=True, check=True, timeout=30
+    ).stdout.strip()
+    major, minor, patch = (int(part) for part in text.lstrip("v").split(".")[:3])
+    return major, minor, patch
+
+
+def node_flags(node: Path) -> list[str]:
+    """Runtime flags for the bridge. The official agent registry keeps two
+    AsyncLocalStorage instances per host; with the async-hooks implementation
+    every promise pays for every instance ever created, so a long-lived bridge
+    slows down test after test. AsyncContextFrame (Node >= 22.7) has no such
+    cost."""
+    return ["--experimental-async-context-frame"] if node_version(node) >= (22, 7, 0) else []
 
 
 @dataclass(slots=True)
@@ -170,10 +193,11 @@ class BridgeProcess:
     def __init__(self, bridge: Path, node: Path) -> None:
         self.bridge = bridge
         self.node = node
-        self._stderr: IO[bytes] = tempfile.TemporaryFile()
+        # Kept open for the process lifetime (closed in close()): stderr tail for errors.
+        self._stderr: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115
         started = time.perf_counter()
         self._proc = subprocess.Popen(
-            [str(node), str(bridge / "server.mjs")],
+            [str(node), *node_flags(node), str(bridge / "server.mjs")],
             cwd=bridge,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -232,9 +256,7 @@ class BridgeProcess:
             self._stdin.write(json.dumps(message, allow_nan=False).encode("utf-8") + b"\n")
             self._stdin.flush()
         except BrokenPipeError as exc:
-            raise BridgeCrashedError(
-                f"the bridge is gone; stderr:\n{self._stderr_tail()}"
-            ) from exc
+            raise BridgeCrashedError(f"the bridge is gone; stderr:\n{self._stderr_tail()}") from exc
         reply = self._read_line()
         _timings.requests += 1
         if reply.get("id") != self._next_id:
@@ -242,7 +264,8 @@ class BridgeProcess:
         sync: dict[str, Any] = reply.get("sync") or {}
         if not reply["ok"]:
             error = dict(reply["error"])
-            raise RequestFailedError(NodeFailure(error.pop("kind"), error.pop("message"), error), sync)
+            failure = NodeFailure(error.pop("kind"), error.pop("message"), error)
+            raise RequestFailedError(failure, sync)
         return reply["result"], sync
 
     def kill(self) -> None:

@@ -1,0 +1,572 @@
+// The Node host: the real Cordis context with the real DSH services, the
+// official plugins, an in-memory persistence with a fault plan, a scripted
+// model and a fake clock. One Host stands for one test's host; a Process is
+// what a crash destroys (context, live sessions, agents, timers).
+import { Context } from '@deepseek-ai/cordis'
+import LlmService, { CallId, createUserMessage } from '@deepseek-ai/dsh-llm'
+import { Session, SessionId, isSurfaceEligibleType } from '@deepseek-ai/dsh-session'
+import SystemPrompt from '@deepseek-ai/dsh-system-prompt'
+import ToolRuntime from '@deepseek-ai/dsh-tools'
+import AgentRegistry from '@deepseek-ai/dsh-agent'
+import AgentLoop from '@deepseek-ai/dsh-agent-loop'
+import InvariantRegistry from '@deepseek-ai/dsh-invariants'
+import * as schedule from '@deepseek-ai/dsh-schedule'
+import * as scheduleInvariant from '@deepseek-ai/dsh-schedule/invariant'
+import * as timeContext from 'dsh-time-context-seed'
+import * as timeContextInvariant from 'dsh-time-context-seed/invariant'
+
+import { dropTimers, realTimeout, setIoBusy, settle } from './lib/clock.mjs'
+import { BridgeError } from './lib/errors.mjs'
+import { Faults } from './lib/faults.mjs'
+import { DurableStore, hostSessionStore, memoryPersistence } from './lib/persistence.mjs'
+import { ScriptedAdapter } from './lib/model.mjs'
+import { toOfficialSeed } from './lib/seed.mjs'
+
+/** Driver plugin names -> official Cordis plugins. */
+export const PLUGINS = {
+  schedule,
+  'schedule-invariant': scheduleInvariant,
+  'time-context': timeContext,
+  'time-context-invariant': timeContextInvariant,
+}
+
+const FIBER_ACTIVE = 2
+const FIBER_FAILED = 3
+
+/** Host services a test may withhold -> the Cordis service names they provide. */
+const WITHHOLDABLE = {
+  sessions: 'sessions',
+  agents: 'agents',
+  invariants: 'invariants',
+  session_persistence: 'sessionPersistence',
+}
+const DRIVER_NAME = Object.fromEntries(Object.entries(WITHHOLDABLE).map(([k, v]) => [v, k]))
+
+/** Every agent talks to the scripted model (see lib/model.mjs). */
+const AGENT_OPTIONS = { provider: 'bridge', model: 'scripted' }
+
+function injectNames(plugin) {
+  const inject = plugin.inject ?? []
+  return Array.isArray(inject) ? inject : Object.keys(inject)
+}
+
+// The official session header cannot carry a creation time before 1970; a
+// host whose virtual clock starts earlier (DST tables reach back to 1900)
+// stamps 0 instead. Event times still follow the clock.
+function creationMeta() {
+  return Date.now() < 0 ? { createdAt: 0 } : {}
+}
+
+export { BridgeError }
+
+/** The message of a thrown value. */
+function describe(value) {
+  if (value instanceof Error) return value.message
+  return typeof value === 'string' ? value : JSON.stringify(value)
+}
+
+// -- host seams patched once: append and follow-up faults ----------------------
+
+/** The process the seams below act for (the one host's live process). */
+let currentProcess = null
+setIoBusy(
+  () => currentProcess?.host.realIo === true && currentProcess.alive && currentProcess.flushesInFlight > 0,
+)
+
+// Deterministic message ids: a counter instead of random UUIDs, per host.
+let uuidSeq = 0
+function resetIds() {
+  uuidSeq = 0
+}
+globalThis.crypto.randomUUID = () => `00000000-0000-4000-8000-${String(++uuidSeq).padStart(12, '0')}`
+
+const originalAppend = Session.prototype.append
+Session.prototype.append = function appendWithFaults(type, ...rest) {
+  const proc = currentProcess
+  if (proc?.alive && proc.sessions?.get(this.id) === this && proc.faults.appendFails(type)) {
+    throw new Error(`append of '${type}' rejected by the fault plan`)
+  }
+  return originalAppend.call(this, type, ...rest)
+}
+
+const patchedAgentPrototypes = new WeakSet()
+function patchFollowup(agent) {
+  const proto = Object.getPrototypeOf(agent)
+  if (patchedAgentPrototypes.has(proto)) return
+  patchedAgentPrototypes.add(proto)
+  const original = proto.followup
+  proto.followup = function followupWithFaults(message) {
+    if (currentProcess?.alive && currentProcess.faults.followupFails()) {
+      throw new Error('followup rejected by the fault plan')
+    }
+    return original.call(this, message)
+  }
+}
+
+/** Wait for `promise` while the host settles; a promise still pending is stuck. */
+async function drive(promise) {
+  let state = 'pending'
+  let value
+  promise.then(
+    (v) => {
+      state = 'resolved'
+      value = v
+    },
+    (e) => {
+      state = 'rejected'
+      value = e
+    },
+  )
+  await settle()
+  // A host on the real JSONL backend also waits (in real time) for file I/O.
+  const realIo = currentProcess?.host.realIo === true
+  for (let waited = 0; state === 'pending' && realIo && waited < 10000; waited++) {
+    await new Promise((resolve) => realTimeout(resolve, 1))
+    await settle()
+  }
+  if (state === 'resolved') return value
+  if (state === 'rejected') throw value
+  throw new BridgeError(
+    'HostStuckError',
+    'the operation is still waiting with nothing left to run ' +
+      '(a hung flush? call faults.release_hung_flushes() or advance the clock)',
+  )
+}
+
+// -- agents --------------------------------------------------------------------
+
+class AgentRecord {
+  constructor(host, handleId, handle, isRoot) {
+    this.host = host
+    this.handleId = handleId
+    this.handle = handle
+    this.agent = handle.agent
+    this.proc = host.proc
+    this.isRoot = isRoot
+    this.script = []
+    this.requests = []
+    this.abortNext = false
+    this.disposed = false
+  }
+
+  get live() {
+    return !this.disposed && this.proc.alive && this.proc.ctx.agents.get(this.agent.id) === this.agent
+  }
+
+  historyEvents() {
+    const { session } = this.agent
+    const events = session.events
+    return session.surface.nodes.map((seq) => events[seq])
+  }
+
+  header() {
+    const { header } = this.agent.session
+    return header.seedLength === undefined
+      ? { id: header.id }
+      : { id: header.id, seedLength: header.seedLength }
+  }
+}
+
+// -- one process ---------------------------------------------------------------
+
+class Process {
+  constructor(host) {
+    this.host = host
+    this.faults = host.faults
+    this.alive = true
+    this.ctx = new Context()
+    this.plugins = new Map()
+    this.sessions = null
+    this.loadErrors = null
+    this.flushesInFlight = 0
+  }
+
+  async start() {
+    const { ctx, host } = this
+    const proc = this
+    const offered = (service) => !host.withhold.has(service)
+    ctx.logger.exporter({ export: (message) => proc.log(message) })
+    const Store = hostSessionStore(this)
+    // Capture the live store instance for the append-fault seam.
+    class CapturedStore extends Store {
+      constructor(...args) {
+        super(...args)
+        proc.sessions = this
+      }
+    }
+    await ctx.plugin(LlmService)
+    if (offered('sessions')) await ctx.plugin(CapturedStore)
+    await ctx.plugin(SystemPrompt, {})
+    await ctx.plugin(ToolRuntime, {})
+    if (offered('agents')) await ctx.plugin(AgentRegistry)
+    if (offered('session_persistence')) {
+      if (host.jsonlRoot === null) await ctx.plugin(memoryPersistence(this))
+      else await ctx.plugin(await jsonlPersistence(), { root: host.jsonlRoot, compression: 'none' })
+    }
+    if (offered('invariants')) await ctx.plugin(InvariantRegistry, { enabled: true })
+    ctx.llm.registerAdapter(['bridge'], new ScriptedAdapter(host))
+    if (offered('sessions') && offered('agents')) await ctx.plugin(AgentLoop, { agents: [] })
+    // Host listener (before any plugin): honours abort_next_pre_step.
+    ctx.on('agent/pre-step', ({ agent }, next) => {
+      const record = host.recordForAgent(agent)
+      if (record?.abortNext) {
+        record.abortNext = false
+        agent.cancel({ kind: 'hook', reason: 'abort_next_pre_step' }, { keepInbox: true })
+      }
+      return next()
+    })
+    await settle()
+  }
+
+  /**
+   * A retired process is never driven again. Its agent registry holds two
+   * AsyncLocalStorage instances; without AsyncContextFrame (Node 20) each
+   * enabled instance taxes every later promise, so they are switched off.
+   */
+  retire() {
+    this.alive = false
+    try {
+      const agents = this.ctx.get('agents')
+      agents?.initiators?.disable?.()
+      agents?.initiatorRuns?.disable?.()
+    } catch {
+      // best effort: a registry that is not there has nothing to switch off
+    }
+  }
+
+  log(message) {
+    const text = message.args.map(describe).join(' ')
+    if (message.type === 'warn') this.host.warnings.push(text)
+    else if (message.type === 'error') {
+      if (this.loadErrors !== null) this.loadErrors.push(text)
+      else this.host.errors.push(text)
+    }
+  }
+
+  async loadPlugin(name, config) {
+    const plugin = PLUGINS[name]
+    if (plugin === undefined) {
+      throw new BridgeError('UnknownPluginError', name, { available: Object.keys(PLUGINS).sort() })
+    }
+    if (this.plugins.has(name)) {
+      throw new BridgeError('CompositionError', `plugin '${name}' is already loaded`)
+    }
+    // Apply errors (a refused config) reject the fiber; cordis also logs them.
+    this.loadErrors = []
+    const fiber = this.ctx.plugin(plugin, structuredClone(config))
+    let failure
+    try {
+      await drive(Promise.resolve(fiber))
+    } catch (error) {
+      if (error instanceof BridgeError) throw error
+      failure = describe(error)
+    }
+    const logged = this.loadErrors
+    this.loadErrors = null
+    failure ??= fiber.state === FIBER_FAILED ? (logged[0] ?? `plugin ${name} failed to load`) : undefined
+    if (failure === undefined && fiber.state !== FIBER_ACTIVE) {
+      // Cordis leaves a plugin with an unmet inject pending; for the driver
+      // that is a composition error.
+      const missing = injectNames(plugin).filter((service) => this.ctx.get(service) === undefined)
+      await fiber.dispose()
+      await settle()
+      const listed = missing.map((service) => DRIVER_NAME[service] ?? service).sort().join(', ')
+      throw new BridgeError(
+        'CompositionError',
+        `plugin '${name}' requires ${listed || 'a service'}, which this host does not provide`,
+      )
+    }
+    if (failure !== undefined) {
+      await fiber.dispose()
+      await settle()
+      throw new BridgeError('PluginLoadError', failure, { plugin: name })
+    }
+    this.host.errors.push(...logged)
+    this.plugins.set(name, fiber)
+  }
+
+  async unloadPlugin(name) {
+    const fiber = this.plugins.get(name)
+    if (fiber === undefined) {
+      throw new BridgeError('UnknownPluginError', name, { available: [...this.plugins.keys()].sort() })
+    }
+    this.plugins.delete(name)
+    await drive(fiber.dispose())
+  }
+
+  addProbe(probe) {
+    const host = this.host
+    this.ctx.on('agent/pre-step', ({ agent, turn, step, signal }, next) => {
+      const record = host.recordForAgent(agent)
+      host.probeCalls.push({
+        probe: probe.id,
+        agent_id: record?.agent.id ?? agent.id,
+        turn,
+        step,
+        aborted: signal.aborted,
+        log_length: agent.session.events.length,
+      })
+      const selected = probe.only === null || (probe.only[0] === turn && probe.only[1] === step)
+      if (selected && probe.mode === 'raise') {
+        throw new Error(`pre-step probe failed turn ${turn} step ${step}`)
+      }
+      if (selected && probe.mode === 'abort') {
+        agent.cancel({ kind: 'hook', reason: 'pre-step probe' }, { keepInbox: true })
+      }
+      return next()
+    })
+  }
+}
+
+// -- the host ------------------------------------------------------------------
+
+/** The official JSONL backend (imported lazily: it needs Node >= 22.15). */
+async function jsonlPersistence() {
+  try {
+    return (await import('@deepseek-ai/dsh-session-persistence-jsonl')).default
+  } catch (error) {
+    throw new BridgeError(
+      'BridgeUnsupported',
+      `the JSONL backend cannot load on Node ${process.version} (it needs >= 22.15): ${describe(error)}`,
+    )
+  }
+}
+
+export class Host {
+  constructor(withhold = [], jsonlRoot = null) {
+    /** Sessions persist to real files under this folder instead of memory. */
+    this.jsonlRoot = jsonlRoot
+    this.realIo = jsonlRoot !== null
+    resetIds()
+    const unknown = withhold.filter((service) => !(service in WITHHOLDABLE))
+    if (unknown.length > 0) {
+      throw new BridgeError(
+        'ValueError',
+        `cannot withhold ${JSON.stringify(unknown.sort())}; withholdable: ${JSON.stringify(Object.keys(WITHHOLDABLE).sort())}`,
+      )
+    }
+    this.withhold = new Set(withhold)
+    this.store = new DurableStore()
+    this.faults = new Faults()
+    this.flushes = []
+    this.warnings = []
+    this.errors = []
+    this.probeCalls = []
+    this.loaded = []
+    this.probes = []
+    this.records = new Map()
+    this.ids = 0
+    this.handles = 0
+    this.directCalls = 0
+    this.proc = null
+  }
+
+  async boot() {
+    this.proc = new Process(this)
+    currentProcess = this.proc
+    await this.proc.start()
+  }
+
+  recordFlush(sessionId, outcome, wallMs, length) {
+    this.flushes.push({ session_id: sessionId, outcome, wall_ms: wallMs, durable_length: length })
+  }
+
+  recordForAgent(agent) {
+    for (const record of this.records.values()) if (record.agent === agent) return record
+    return undefined
+  }
+
+  agentForSession(sessionId) {
+    let found
+    for (const record of this.records.values()) {
+      if (record.agent.id === sessionId && record.proc === this.proc) found = record
+    }
+    return found
+  }
+
+  record(handleId) {
+    const record = this.records.get(handleId)
+    if (record === undefined) throw new BridgeError('TypeError', `no agent handle ${handleId}`)
+    return record
+  }
+
+  // -- plugins
+
+  async loadPlugin(name, config) {
+    await this.proc.loadPlugin(name, config ?? {})
+    this.loaded.push([name, structuredClone(config ?? {})])
+  }
+
+  async unloadPlugin(name) {
+    await this.proc.unloadPlugin(name)
+    this.loaded = this.loaded.filter(([n]) => n !== name)
+    await settle()
+  }
+
+  // -- agents
+
+  async adopt(promise, isRoot) {
+    const handle = await drive(promise)
+    patchFollowup(handle.agent)
+    const handleId = `h${++this.handles}`
+    const record = new AgentRecord(this, handleId, handle, isRoot)
+    this.records.set(handleId, record)
+    await settle()
+    return record
+  }
+
+  async createAgent({ sessionId, seed, parent }) {
+    const sid = sessionId ?? `session-${++this.ids}`
+    if (this.proc.ctx.sessions.get(sid) !== undefined) {
+      throw new BridgeError('ValueError', `session '${sid}' is already live`)
+    }
+    const owner = parent === undefined || parent === null ? this.proc.ctx : this.record(parent).agent.ctx
+    const options = {
+      sessionId: SessionId(sid),
+      agentOptions: AGENT_OPTIONS,
+      meta: creationMeta(),
+      ...(seed === undefined || seed === null ? {} : { seed: toOfficialSeed(seed) }),
+    }
+    return this.adopt(owner.agents.create(options), parent === undefined || parent === null)
+  }
+
+  async fork(handleId) {
+    const source = this.record(handleId).agent.session
+    const events = structuredClone(source.events)
+    const sid = `session-${++this.ids}`
+    const options = {
+      sessionId: SessionId(sid),
+      agentOptions: AGENT_OPTIONS,
+      seed: events,
+      meta: { ...creationMeta(), parentSession: source.id, seedLength: events.length },
+    }
+    return this.adopt(this.proc.ctx.agents.create(options), true)
+  }
+
+  async resume(sessionId) {
+    if (this.jsonlRoot === null && !this.store.has(sessionId)) this.store.load(sessionId) // KeyError
+    if (this.proc.ctx.sessions.get(sessionId) !== undefined) {
+      throw new BridgeError('ValueError', `session '${sessionId}' is already live`)
+    }
+    const options = { resumeSessionId: SessionId(sessionId), agentOptions: AGENT_OPTIONS }
+    return this.adopt(this.proc.ctx.agents.resume(options), true)
+  }
+
+  async dispose(handleId) {
+    const record = this.record(handleId)
+    if (!record.live) return
+    await drive(record.handle.dispose())
+    record.disposed = true
+    await settle()
+  }
+
+  async crash() {
+    this.proc.retire()
+    this.faults.hung = [] // in-flight work of the dead process never completes
+    dropTimers()
+    this.proc = new Process(this)
+    currentProcess = this.proc
+    await this.proc.start()
+    for (const [name, config] of this.loaded) await this.proc.loadPlugin(name, structuredClone(config))
+    for (const probe of this.probes) this.proc.addProbe(probe)
+    await settle()
+  }
+
+  addProbe(mode, only) {
+    const probe = { id: this.probes.length, mode, only: only ?? null }
+    this.probes.push(probe)
+    this.proc.addProbe(probe)
+    return probe.id
+  }
+
+  // -- agent operations
+
+  async callTool(handleId, name, args, aborted) {
+    const { agent } = this.record(handleId)
+    const callId = CallId(`direct-${++this.directCalls}`)
+    if (aborted) return this.callAborted(agent, name, args, callId)
+    const result = await drive(
+      this.proc.ctx.tools.execute({
+        callId,
+        name,
+        arguments: args,
+        signal: new AbortController().signal,
+        agent,
+      }),
+    )
+    const text = (result.content ?? [])
+      .filter((block) => block.type === 'text')
+      .map((block) => block.text)
+      .join('')
+    if (result.isError) {
+      const message = result.error?.message ?? text
+      return { is_error: true, value: null, text: message, error: message }
+    }
+    return { is_error: false, value: result.value ?? null, text, error: null }
+  }
+
+  // The registry never starts a body whose signal is already aborted; the
+  // tool definition (argument validation included) is invoked directly so the
+  // plugin's own abort handling is what the test observes.
+  async callAborted(agent, name, args, callId) {
+    const definition = this.proc.ctx.tools.get(name, agent)
+    if (definition === undefined) {
+      const message = `unknown tool '${name}'`
+      return { is_error: true, value: null, text: message, error: message }
+    }
+    const controller = new AbortController()
+    controller.abort()
+    try {
+      const value = await drive(
+        Promise.resolve(definition.execute(args, { agent, signal: controller.signal, callId, name })),
+      )
+      const content = definition.output.render(args, value)
+      const text = content.map((block) => block.text ?? '').join('')
+      return { is_error: false, value: value ?? null, text, error: null }
+    } catch (error) {
+      if (error instanceof BridgeError) throw error
+      return { is_error: true, value: null, text: describe(error), error: describe(error) }
+    }
+  }
+
+  async prompt(handleId, text) {
+    const { agent } = this.record(handleId)
+    agent.followup(createUserMessage({ content: [{ type: 'text', text }], source: { kind: 'user' } }))
+    await settle()
+  }
+
+  async appendEvent(handleId, type, data) {
+    const { agent } = this.record(handleId)
+    // The official session requires a surface marker on message events; a
+    // raw test append of one is an ordinary model-visible append.
+    const opts = isSurfaceEligibleType(type) ? [{ surfaceOp: 'append' }] : []
+    const event = agent.session.append(type, data, ...opts)
+    await settle()
+    return event
+  }
+
+  async compact(handleId, seqs, summary) {
+    const { session } = this.record(handleId).agent
+    const shadowed = [...seqs].sort((a, b) => a - b)
+    session.append('compact/start', { seqs: shadowed })
+    session.append(
+      'user/message',
+      createUserMessage({
+        content: [{ type: 'text', text: summary }],
+        source: { kind: 'plugin', plugin: 'compact' },
+      }),
+      {
+        surfaceOp: { op: 'replace', start: shadowed[0], end: shadowed.at(-1) },
+        sourceEventSeqs: shadowed,
+      },
+    )
+    session.append('compact/end', { seqs: shadowed })
+    await settle()
+  }
+
+  close() {
+    this.proc?.retire()
+    this.faults.hung = []
+    if (currentProcess === this.proc) currentProcess = null
+  }
+}

@@ -1,0 +1,13 @@
+// Node 20 lacks Promise.withResolvers (Node >= 22 has it); the official
+// runtime uses it as a class field, so the fallback runtime needs this shim.
+if (typeof Promise.withResolvers !== 'function') {
+  Promise.withResolvers = function withResolvers() {
+    let resolve
+    let reject
+    const promise = new this((res, rej) => {
+      resolve = res
+      reject = rej
+    })
+    return { promise, resolve, reject }
+  }
+}

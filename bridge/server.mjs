@@ -1,0 +1,260 @@
+// JSON-lines server: one request per stdin line, one reply per stdout line.
+// Request {id, op, faults?, ...args}; reply {id, ok, result | error, sync}.
+// `sync` carries what changed on the host side (flush records, warnings,
+// errors, probe calls, fault counters) so the Python driver mirrors it.
+// Console output goes to stderr: stdout is the protocol channel only.
+import './lib/polyfill.mjs'
+import './lib/intl-cache.mjs'
+import { createInterface } from 'node:readline'
+import { createRequire } from 'node:module'
+
+const protocolOut = process.stdout.write.bind(process.stdout)
+for (const method of ['log', 'info', 'debug', 'warn', 'error', 'trace']) {
+  console[method] = (...args) => process.stderr.write(`${args.map(String).join(' ')}\n`)
+}
+
+// The fake clock must be installed before the official packages load.
+const { clock, advance, settle, setWall, dropTimers } = await import('./lib/clock.mjs')
+const { Host, BridgeError, PLUGINS } = await import('./host.mjs')
+const { callDomain, callDomainBatch, zoneInfo, runtimeVersions } = await import('./lib/domain.mjs')
+
+const require = createRequire(import.meta.url)
+const versions = Object.fromEntries(
+  [
+    ['dsh-schedule', '@deepseek-ai/dsh-schedule/package.json'],
+    ['dsh-time-context', 'dsh-time-context-seed/package.json'],
+    ['dsh-agent-loop', '@deepseek-ai/dsh-agent-loop/package.json'],
+    ['cordis', '@deepseek-ai/cordis/package.json'],
+    ['fake-timers', '@sinonjs/fake-timers/package.json'],
+  ].map(([key, path]) => [key, require(path).version]),
+)
+
+let host = null
+const cursor = { flushes: 0, warnings: 0, errors: 0, probeCalls: 0 }
+
+function requireHost() {
+  if (host === null) throw new BridgeError('RuntimeError', 'no host: send reset first')
+  return host
+}
+
+function syncPayload() {
+  if (host === null) return { now: Date.now() }
+  const sync = {
+    now: Date.now(),
+    flushes: host.flushes.slice(cursor.flushes),
+    warnings: host.warnings.slice(cursor.warnings),
+    errors: host.errors.slice(cursor.errors),
+    probe_calls: host.probeCalls.slice(cursor.probeCalls),
+    hung: host.faults.hung.length,
+  }
+  cursor.flushes = host.flushes.length
+  cursor.warnings = host.warnings.length
+  cursor.errors = host.errors.length
+  cursor.probeCalls = host.probeCalls.length
+  if (host.faults.dirty) {
+    sync.fault_seen = host.faults.seen()
+    host.faults.dirty = false
+  }
+  return sync
+}
+
+function agentInfo(record) {
+  return {
+    handle: record.handleId,
+    id: record.agent.id,
+    session_id: record.agent.session.id,
+    is_root: record.isRoot,
+    status: record.agent.status,
+    is_live: record.live,
+  }
+}
+
+const ops = {
+  async hello() {
+    return { node: process.version, versions, plugins: Object.keys(PLUGINS) }
+  },
+  async reset({ start_ms, withhold, jsonl_root }) {
+    host?.close()
+    host = null
+    dropTimers()
+    setWall(start_ms)
+    host = new Host(withhold ?? [], jsonl_root ?? null)
+    Object.assign(cursor, { flushes: 0, warnings: 0, errors: 0, probeCalls: 0 })
+    await host.boot()
+    return { now: Date.now() }
+  },
+  async close() {
+    host?.close()
+    dropTimers()
+    host = null
+    return null
+  },
+  async load_plugin({ name, config }) {
+    await requireHost().loadPlugin(name, config)
+    return null
+  },
+  async unload_plugin({ name }) {
+    await requireHost().unloadPlugin(name)
+    return null
+  },
+  async set_wall({ ms }) {
+    requireHost()
+    setWall(ms)
+    await settle()
+    return null
+  },
+  async advance({ ms }) {
+    requireHost()
+    await advance(ms)
+    return null
+  },
+  async settle() {
+    await settle()
+    return null
+  },
+  async create_agent({ session_id, seed, parent }) {
+    return agentInfo(await requireHost().createAgent({ sessionId: session_id, seed, parent }))
+  },
+  async fork({ agent }) {
+    return agentInfo(await requireHost().fork(agent))
+  },
+  async resume({ session_id }) {
+    return agentInfo(await requireHost().resume(session_id))
+  },
+  async crash() {
+    await requireHost().crash()
+    return null
+  },
+  async durable_events({ session_id }) {
+    return requireHost().store.load(session_id).events
+  },
+  async add_probe({ mode, only }) {
+    return requireHost().addProbe(mode, only)
+  },
+  async release_hung() {
+    const released = requireHost().faults.releaseHung()
+    return released
+  },
+  async agent_info({ agent }) {
+    return agentInfo(requireHost().record(agent))
+  },
+  async events({ agent }) {
+    return requireHost().record(agent).agent.session.events
+  },
+  async history({ agent }) {
+    return requireHost().record(agent).historyEvents()
+  },
+  async header({ agent }) {
+    return requireHost().record(agent).header()
+  },
+  async tool_specs({ agent }) {
+    const h = requireHost()
+    return h.proc.ctx.tools.schemas(h.record(agent).agent)
+  },
+  async call_tool({ agent, name, arguments: args, aborted }) {
+    return requireHost().callTool(agent, name, args, aborted === true)
+  },
+  async prompt({ agent, text }) {
+    await requireHost().prompt(agent, text)
+    return null
+  },
+  async script({ agent, replies }) {
+    requireHost().record(agent).script.push(...replies)
+    return null
+  },
+  async requests({ agent }) {
+    return requireHost().record(agent).requests
+  },
+  async compact({ agent, seqs, summary }) {
+    await requireHost().compact(agent, seqs, summary)
+    return null
+  },
+  async append_event({ agent, type, data }) {
+    return requireHost().appendEvent(agent, type, data)
+  },
+  async abort_next_pre_step({ agent }) {
+    requireHost().record(agent).abortNext = true
+    return null
+  },
+  async dispose({ agent }) {
+    await requireHost().dispose(agent)
+    return null
+  },
+  async domain({ fn, args }) {
+    return callDomain(fn, args)
+  },
+  async domain_batch({ fn, args_list }) {
+    return callDomainBatch(fn, args_list)
+  },
+  async zone_info({ zone, instants }) {
+    return zoneInfo(zone, instants)
+  },
+  async runtime() {
+    return runtimeVersions()
+  },
+}
+
+function errorPayload(error) {
+  if (error instanceof BridgeError) {
+    const { kind, message, ...extra } = error
+    return { kind, message, ...extra }
+  }
+  const payload = { kind: 'NodeError', name: error?.name ?? 'Error', message: describe(error) }
+  if (error?.code !== undefined) payload.code = error.code
+  return payload
+}
+
+function describe(error) {
+  return error instanceof Error ? error.message : String(error)
+}
+
+// Python sends non-finite floats as {"$number": "NaN" | "Infinity" | "-Infinity"}.
+function reviveNumbers(_key, value) {
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    const keys = Object.keys(value)
+    if (keys.length === 1 && keys[0] === '$number') return Number(value.$number)
+  }
+  return value
+}
+
+function reply(message) {
+  protocolOut(`${JSON.stringify(message)}\n`)
+}
+
+async function handle(line) {
+  let request
+  try {
+    request = JSON.parse(line, reviveNumbers)
+  } catch (error) {
+    reply({ id: null, ok: false, error: { kind: 'ProtocolError', message: describe(error) } })
+    return
+  }
+  const { id, op, faults, tz, ...args } = request
+  const run = ops[op]
+  try {
+    if (run === undefined) throw new BridgeError('ProtocolError', `unknown op ${JSON.stringify(op)}`)
+    if (faults !== undefined && host !== null) host.faults.load(faults)
+    // The driver's process zone (Python's TZ); Node re-reads TZ on assignment.
+    if (tz !== undefined) {
+      if (tz === null) delete process.env.TZ
+      else process.env.TZ = tz
+    }
+    const result = await run(args)
+    reply({ id, ok: true, result, sync: syncPayload() })
+  } catch (error) {
+    reply({ id, ok: false, error: errorPayload(error), sync: syncPayload() })
+  }
+}
+
+// Requests are handled strictly one at a time, in arrival order.
+let queue = Promise.resolve()
+const lines = createInterface({ input: process.stdin, crlfDelay: Infinity })
+lines.on('line', (line) => {
+  if (line.trim() === '') return
+  queue = queue.then(() => handle(line))
+})
+lines.on('close', () => {
+  queue.then(() => process.exit(0))
+})
+
+reply({ ready: true, node: process.version, versions, fake_now: clock.now })
