@@ -11,12 +11,8 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 REPORTS := reports
 
-# pytest exits 5 when it collected nothing: that must fail, never pass silently.
-define pytest_strict
-	$(BIN)/pytest $(1); rc=$$?; \
-	if [ $$rc -eq 5 ]; then echo "error: pytest collected no tests ($(1))" >&2; exit 1; fi; \
-	exit $$rc
-endef
+# pytest exits 5 when it collected nothing: scripts/pytest-strict makes that fail.
+pytest_strict = PYTEST=$(BIN)/pytest bash scripts/pytest-strict $(1)
 
 # The official npm build runs behind a Node bridge (bridge/README.md); npm ci
 # installs its pinned packages, the Node runtime included.
