@@ -166,6 +166,40 @@ def dispatches(events: Iterable[Mapping[str, Any]]) -> list[Any]:
     ]
 
 
+def message_body(data: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The message fields of a message event's data: a host may store them
+    directly (``data.content``) or wrapped (``data.message.content``)."""
+    wrapped = data.get("message")
+    if "content" not in data and isinstance(wrapped, Mapping):
+        return wrapped
+    return data
+
+
+def message_content(data: Mapping[str, Any]) -> Any:
+    return message_body(data)["content"]
+
+
+def tool_result(data: Mapping[str, Any]) -> tuple[list[Any], bool]:
+    """``(content, isError)`` of a ``tool/result`` event: stored directly, or as a
+    message whose content holds one ``tool-result`` part."""
+    body = message_body(data)
+    content = body["content"]
+    parts = [p for p in content if isinstance(p, Mapping) and p.get("type") == "tool-result"]
+    if len(parts) == 1:
+        return list(parts[0]["content"]), bool(parts[0].get("isError"))
+    return list(content), bool(body.get("isError"))
+
+
+HOST_MESSAGE_KEYS = frozenset({"role", "id"})
+
+
+def user_message_fields(data: Mapping[str, Any]) -> dict[str, Any]:
+    """A user message's fields without the host's own bookkeeping (``role``,
+    ``id``), which the READMEs leave to the host."""
+    return {key: value for key, value in message_body(data).items()
+            if key not in HOST_MESSAGE_KEYS}
+
+
 def reminder_messages(events: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     """``user/message`` events whose source is the Schedule plugin."""
     return [
@@ -178,7 +212,7 @@ def reminder_messages(events: Iterable[Mapping[str, Any]]) -> list[Mapping[str, 
 def reminder_texts(events: Iterable[Mapping[str, Any]]) -> list[str]:
     texts = []
     for event in reminder_messages(events):
-        texts.append("".join(block["text"] for block in event["data"]["content"]))
+        texts.append("".join(block["text"] for block in message_content(event["data"])))
     return texts
 
 

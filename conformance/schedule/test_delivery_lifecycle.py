@@ -15,11 +15,13 @@ from dsh_conformance.schedule.session_logs import (
     dispatches,
     every_create,
     flushes_of,
+    message_content,
     one_shot_framing,
     reminder_messages,
     reminder_texts,
     seed_log,
     turn_number_of,
+    user_message_fields,
 )
 from pytest_dsh import HostStuckError, reply_text
 
@@ -27,6 +29,19 @@ pytestmark = [pytest.mark.dsh_requires("schedule")]
 
 HOUR_MS = 3_600_000
 DAY_MS = 86_400_000
+
+TRANSCRIPT_TYPES = (
+    "turn/start", "user/message", "step/start", "assistant/message", "step/end", "turn/end"
+)
+
+
+def _opener_of(events, seq):
+    """The ``turn/start`` of the turn holding event ``seq`` (no ``turn/end`` between)."""
+    for event in reversed(events[:seq]):
+        assert event["type"] != "turn/end", f"event {seq} is outside any turn"
+        if event["type"] == "turn/start":
+            return event
+    raise AssertionError(f"event {seq} is outside any turn")
 
 
 def _dispatch(schedule_id: str, accepted_at: str | None = None) -> dict[str, Any]:
@@ -188,9 +203,11 @@ def test_due_one_shots_come_first_each_in_its_own_later_turn(dsh_host_factory):
     assert None not in turns
     assert len(set(turns)) == 4 and turns == sorted(turns)
     for message in reminder_messages(events):
-        opener = events[message["seq"] - 1]
-        assert opener["type"] == "turn/start"
-        assert opener["data"]["trigger"]["source"] == {"kind": "plugin", "plugin": "schedule"}
+        # The reminder is the message of its own turn (no user prompt opened it).
+        opener = _opener_of(events, message["seq"])
+        (turn_message,) = [e for e in events[opener["seq"]:] if e["type"] == "user/message"
+                           and turn_number_of(events, e["seq"]) == opener["data"]["turn"]]
+        assert turn_message == message
 
 
 @pytest.mark.spec("SCH-045", "SCH-050", "SCH-076", "SCH-080")
@@ -317,7 +334,7 @@ def test_dispatch_is_recorded_before_the_follow_up_turn_opens(host, agent):
     events = agent.events()
     for dispatch in _dispatch_events(events):
         opener = next(e for e in events[dispatch["seq"]:] if e["type"] == "turn/start")
-        message = events[opener["seq"] + 1]
+        message = next(e for e in events[opener["seq"]:] if e["type"] == "user/message")
         assert message in reminder_messages(events)
         assert dispatch["seq"] < opener["seq"]
 
@@ -340,18 +357,24 @@ def test_the_follow_up_turn_is_an_ordinary_transcript_turn(host, agent):
     host.advance(60)
     events = agent.events()
     (message,) = reminder_messages(events)
-    turn = events[message["seq"] - 1:]
-    assert [e["type"] for e in turn] == [
-        "turn/start", "user/message", "step/start", "assistant/message", "step/end", "turn/end"]
-    assert turn[3]["data"]["content"] == [{"type": "text", "text": "Time to stand up!"}]
-    assert message["data"] == {
+    opener = _opener_of(events, message["seq"])
+    turn = [e for e in events[opener["seq"]:] if e["type"] in TRANSCRIPT_TYPES]
+    kinds = [e["type"] for e in turn]
+    assert kinds[0] == "turn/start" and kinds[-1] == "turn/end"
+    assert sorted(kinds) == sorted(TRANSCRIPT_TYPES)  # one step, one message each way
+    (reply,) = [e for e in turn if e["type"] == "assistant/message"]
+    assert message["seq"] < reply["seq"]
+    assert message_content(reply["data"]) == [{"type": "text", "text": "Time to stand up!"}]
+    assert user_message_fields(message["data"]) == {
         "content": [{"type": "text", "text": one_shot_framing(
             '"schedule-1"', "2026-01-01T00:01:00.000Z", '"Stand up"')}],
         "source": {"kind": "plugin", "plugin": "schedule"},
     }
-    kinds = {e["type"] for e in events}
-    assert kinds <= {"turn/start", "user/message", "step/start", "assistant/message",
-                     "step/end", "turn/end", "schedule/change"}
+    # Besides its schedule/change records and the reminder, the plugin writes nothing.
+    assert [e for e in events if e["type"] == "user/message"] == [message]
+    assert {e["type"] for e in events if e["type"].startswith("schedule/")} == {
+        "schedule/change"}
+    assert not [e for e in events if e["type"] == "steering/message"]
 
 
 @pytest.mark.spec("SCH-053")
@@ -380,7 +403,10 @@ def test_dispatch_does_not_depend_on_the_follow_up_turn_succeeding(host, agent):
     assert ends and ends[-1]["data"]["reason"]["kind"] == "error"
     assert agent.call_tool("schedule_list", {}).value == []
     host.advance(3600)
-    assert len(reminder_messages(agent.events())) == 1
+    # No retry: the failed follow-up is neither dispatched nor delivered again.
+    events = agent.events()
+    assert dispatches(events) == [_dispatch("schedule-1")]
+    assert len(reminder_messages(events)) <= 1
 
 
 # -- failures --------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from dsh_conformance.schedule.session_logs import (
     flushes_of,
     reminder_texts,
     seed_log,
+    tool_result,
     uncertain,
 )
 from pytest_dsh import HostStuckError, reply_text, reply_tools
@@ -306,7 +307,7 @@ def test_model_issued_calls_in_one_step_run_in_order(host, agent):
         reply_text("done"),
     )
     agent.prompt("set two reminders")
-    results = [e["data"]["content"][0]["text"] for e in agent.events()
+    results = [tool_result(e["data"])[0][0]["text"] for e in agent.events()
                if e["type"] == "tool/result"]
     assert results[2] == '{"id":"schedule-1","deleted":true}'
     assert '"id":"schedule-2"' in results[3] and '"id":"schedule-1"' not in results[3]
