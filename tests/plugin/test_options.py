@@ -181,3 +181,17 @@ def test_report_option_writes_a_markdown_summary(pytester):
     assert "**Verdict: does NOT conform**" in report
     assert "| test_report_option_writes_a_markdown_summary.py | 1 | 1 |" in report
     assert "test_bad" in report
+
+
+def test_python_implementations_carry_their_expected_failures(pytester):
+    pytester.makepyfile(
+        toyimpl=TOY_IMPL.replace(
+            'frozenset({"schedule"}),', 'frozenset({"schedule"}),\n        '
+            'expected_failures={"test_known.py::test_broken": "README sentence Z"},'
+        )
+    )
+    pytester.syspathinsert()
+    pytester.makepyfile(test_known="def test_broken():\n    assert False\n")
+    result = pytester.runpytest("--dsh-impl=toyimpl:IMPLEMENTATION", "-rx")
+    result.assert_outcomes(xfailed=1)
+    result.stdout.fnmatch_lines(["*XFAIL*test_broken*README sentence Z*"])
