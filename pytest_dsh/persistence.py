@@ -116,6 +116,29 @@ class FaultPlan:
             if not future.done():
                 future.set_result(None)
 
+    # -- for hosts that count calls elsewhere (e.g. in another process) ------
+
+    def snapshot(self) -> list[dict[str, object]]:
+        """The planned faults in planning order, with how many matching calls
+        each has seen: ``{"kind", "outcome", "first", "count", "event_type", "seen"}``."""
+        return [
+            {
+                "kind": window.kind,
+                "outcome": window.outcome,
+                "first": window.first,
+                "count": window.count,
+                "event_type": window.event_type,
+                "seen": window.seen,
+            }
+            for window in self._windows
+        ]
+
+    def record_seen(self, counts: Sequence[int]) -> None:
+        """Adopt the matching-call counts another host observed, in the order of
+        :meth:`snapshot`."""
+        for window, seen in zip(self._windows, counts, strict=False):
+            window.seen = int(seen)
+
     # -- consulted by the host ------------------------------------------------
 
     def next_flush_outcome(self) -> FlushOutcome:

@@ -96,18 +96,7 @@ class _ParkedFlush:
 
 
 def _window_state(plan: FaultPlan) -> list[dict[str, Any]]:
-    windows = plan._windows  # the plan's own record of planned faults
-    return [
-        {
-            "kind": w.kind,
-            "outcome": w.outcome,
-            "first": w.first,
-            "count": w.count,
-            "event_type": w.event_type,
-            "seen": w.seen,
-        }
-        for w in windows
-    ]
+    return plan.snapshot()
 
 
 def _reply_payload(reply: ModelReply) -> dict[str, Any]:
@@ -287,9 +276,7 @@ class BridgeHostDriver:
             )
         seen = sync.get("fault_seen")
         if seen is not None:
-            windows = self._faults._windows
-            for window, count in zip(windows, seen, strict=False):
-                window.seen = count
+            self._faults.record_seen(seen)
             self._sent_windows = _window_state(self._faults)
         hung = int(sync.get("hung", 0))
         pending = [parked for parked in self._parked if not parked.done()]

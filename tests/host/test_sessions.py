@@ -213,3 +213,18 @@ def test_an_invariant_rejecting_a_live_session_refuses_to_load() -> None:
         assert caught.value.message == 'invariant violated by "strict-owner": notes are not allowed'
     finally:
         fake.close()
+
+
+def test_the_fault_plan_can_be_mirrored_by_another_host(host: FakeHost) -> None:
+    host.faults.fail_flushes("falsy", first=2, count=3)
+    host.faults.fail_appends(event_type="note")
+    assert host.faults.snapshot() == [
+        {"kind": "flush", "outcome": "falsy", "first": 2, "count": 3, "event_type": None,
+         "seen": 0},
+        {"kind": "append", "outcome": "rejected", "first": 1, "count": 1, "event_type": "note",
+         "seen": 0},
+    ]
+    host.faults.record_seen([2, 0])
+    agent = host.create_agent()
+    # The mirrored count says one flush of the window already failed: two remain.
+    assert [_flush(host, agent) for _ in range(3)] == [False, False, True]
