@@ -415,16 +415,18 @@ export class Host {
     return record
   }
 
-  async createAgent({ sessionId, seed, parent }) {
+  async createAgent({ sessionId, seed, parent, seedLength }) {
     const sid = sessionId ?? `session-${++this.ids}`
     if (this.proc.ctx.sessions.get(sid) !== undefined) {
       throw new BridgeError('ValueError', `session '${sid}' is already live`)
     }
     const owner = parent === undefined || parent === null ? this.proc.ctx : this.record(parent).agent.ctx
+    // A header seedLength is passed through unvalidated: replay decides.
+    const withSeedLength = seedLength === undefined || seedLength === null ? {} : { seedLength }
     const options = {
       sessionId: SessionId(sid),
       agentOptions: AGENT_OPTIONS,
-      meta: creationMeta(),
+      meta: { ...creationMeta(), ...withSeedLength },
       ...(seed === undefined || seed === null ? {} : { seed: toOfficialSeed(seed) }),
     }
     return this.adopt(owner.agents.create(options), parent === undefined || parent === null)

@@ -112,8 +112,10 @@ const ops = {
     await settle()
     return null
   },
-  async create_agent({ session_id, seed, parent }) {
-    return agentInfo(await requireHost().createAgent({ sessionId: session_id, seed, parent }))
+  async create_agent({ session_id, seed, parent, seed_length }) {
+    return agentInfo(
+      await requireHost().createAgent({ sessionId: session_id, seed, parent, seedLength: seed_length }),
+    )
   },
   async fork({ agent }) {
     return agentInfo(await requireHost().fork(agent))

@@ -146,7 +146,9 @@ class HostDriver(Protocol):
         session_id: str | None = None,
         seed: Sequence[SessionEvent] | None = None,
         parent: AgentDriver | None = None,
-    ) -> AgentDriver: ...
+        seed_length: int | None = None,
+    ) -> AgentDriver:
+        """A new agent; ``seed_length`` sets the header's ``seedLength``."""
     def fork(self, agent: AgentDriver) -> AgentDriver: ...
     def resume(self, session_id: str) -> AgentDriver: ...
     def crash(self) -> None: ...
@@ -349,12 +351,15 @@ class PythonHostDriver:
         session_id: str | None = None,
         seed: Sequence[SessionEvent] | None = None,
         parent: AgentDriver | None = None,
+        seed_length: int | None = None,
     ) -> PythonAgentDriver:
         parent_agent = parent.agent if isinstance(parent, PythonAgentDriver) else None
         if parent is not None and parent_agent is None:
             raise TypeError("parent must be an agent of this host")
         return self._wrap(
-            self.host.create_agent(session_id=session_id, seed=seed, parent=parent_agent)
+            self.host.create_agent(
+                session_id=session_id, seed=seed, parent=parent_agent, seed_length=seed_length
+            )
         )
 
     def fork(self, agent: AgentDriver) -> PythonAgentDriver:

@@ -318,13 +318,25 @@ class FakeHost:
         session_id: str | None = None,
         seed: Sequence[SessionEvent] | None = None,
         parent: FakeAgent | None = None,
+        seed_length: int | None = None,
     ) -> FakeAgent:
         """Create an agent on a new session (optionally seeded with ``seed``,
         events the session then owns). With ``parent`` the agent is a child
-        (not a root)."""
+        (not a root). ``seed_length`` puts ``seedLength`` in the header as a fork
+        would; like DSH, the host only accepts a non-negative safe integer, but
+        it may exceed the log (replay, not the host, rejects that)."""
+        if seed_length is not None and not (
+            isinstance(seed_length, int)
+            and not isinstance(seed_length, bool)
+            and 0 <= seed_length <= 2**53 - 1
+        ):
+            raise ValueError("session header seedLength must be a non-negative safe integer")
         sid = session_id or f"session-{next(self._ids)}"
-        events = [dict(copy.deepcopy(event)) for event in (seed or [])]
-        session = self._new_session({"id": sid}, events)  # type: ignore[arg-type]
+        events: list[SessionEvent] = [copy.deepcopy(event) for event in (seed or [])]
+        header: SessionHeader = {"id": sid}
+        if seed_length is not None:
+            header["seedLength"] = seed_length
+        session = self._new_session(header, events)
         return self._start_agent(session, is_root=parent is None)
 
     def fork(self, agent: FakeAgent, *, session_id: str | None = None) -> FakeAgent:

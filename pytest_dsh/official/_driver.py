@@ -345,6 +345,7 @@ class BridgeHostDriver:
         session_id: str | None = None,
         seed: Sequence[SessionEvent] | None = None,
         parent: AgentDriver | None = None,
+        seed_length: int | None = None,
     ) -> BridgeAgentDriver:
         if parent is not None and not (
             isinstance(parent, BridgeAgentDriver) and parent._host is self
@@ -355,6 +356,7 @@ class BridgeHostDriver:
             session_id=session_id,
             seed=None if seed is None else list(seed),
             parent=None if parent is None else parent.handle,
+            seed_length=seed_length,
         )
         return self._agent(info)
 

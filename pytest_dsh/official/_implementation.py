@@ -52,8 +52,9 @@ def load_expectations() -> Mapping[str, Expectation]:
     failures: dict[str, Expectation] = {}
     for test_id, entry in document["expected_failures"].items():
         kind = entry["class"]
+        note = f" Here: {entry['note']}." if entry.get("note") else ""
         failures[test_id] = Expectation(
-            sentences=list(entry["sentences"]), reason=f"[{kind}] {classes[kind]}"
+            sentences=list(entry["sentences"]), reason=f"[{kind}] {classes[kind]}{note}"
         )
     return failures
 

@@ -228,3 +228,14 @@ def test_the_fault_plan_can_be_mirrored_by_another_host(host: FakeHost) -> None:
     agent = host.create_agent()
     # The mirrored count says one flush of the window already failed: two remain.
     assert [_flush(host, agent) for _ in range(3)] == [False, False, True]
+
+
+@pytest.mark.parametrize("bad", [-1, 1.5, True, "2"])
+def test_a_header_seed_length_must_be_a_non_negative_safe_integer(host: FakeHost, bad) -> None:
+    with pytest.raises(ValueError, match="non-negative safe integer"):
+        host.create_agent(seed_length=bad)
+
+
+def test_a_header_seed_length_may_exceed_the_log(host: FakeHost) -> None:
+    agent = host.create_agent(seed=[], seed_length=3)
+    assert agent.session.header == {"id": agent.session.id, "seedLength": 3}
