@@ -118,12 +118,14 @@ def collect_coverage(args: Iterable[str] = ()) -> dict[str, list[str]]:
     to the ids of the tests marked with them."""
     import pytest
 
+    from pytest_dsh.implementations import suite_test_id
+
     coverage: dict[str, list[str]] = {}
 
     class Collector:
         def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
             for item in items:
-                test_id = item.nodeid.split("dsh_conformance/", 1)[-1]
+                test_id = suite_test_id(item.nodeid)
                 for mark in item.iter_markers("spec"):
                     for sentence_id in mark.args:
                         coverage.setdefault(sentence_id, []).append(test_id)

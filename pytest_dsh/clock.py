@@ -121,13 +121,11 @@ class HostClock:
     def __init__(self, clock: VirtualClock, loop: asyncio.AbstractEventLoop) -> None:
         self._clock = clock
         self._loop = loop
-        self.timers_set = 0
 
     def now_ms(self) -> int:
         return self._clock.now_ms()
 
     def set_timer(self, delay_ms: int, callback: Callable[[], None]) -> _LoopTimer:
-        self.timers_set += 1
         # Node semantics: out-of-range or sub-millisecond delays become 1 ms.
         if not 1 <= delay_ms <= NODE_MAX_TIMER_DELAY_MS:
             delay_ms = 1

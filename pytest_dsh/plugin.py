@@ -36,6 +36,7 @@ from pytest_dsh.implementations import (
     Implementation,
     available_implementations,
     resolve_implementation,
+    suite_test_id,
 )
 from pytest_dsh.report import ConformanceReport
 from pytest_dsh.tzdb import TZDATA_VERSION, iana_release
@@ -182,17 +183,9 @@ def pytest_collection_modifyitems(
     implementation = config.stash.get(_IMPL_KEY, None)
     expected = getattr(implementation, "expected_failures", None) or {}
     for item in items:
-        reason = expected.get(_stable_id(item))
+        reason = expected.get(suite_test_id(item.nodeid))
         if reason is not None:
             item.add_marker(pytest.mark.xfail(reason=reason, strict=True))
-
-
-def _stable_id(item: pytest.Item) -> str:
-    """``module-path::Class::test[param]`` relative to its package, stable across
-    checkouts and installs."""
-    nodeid = item.nodeid
-    marker = "dsh_conformance/"
-    return nodeid.split(marker, 1)[1] if marker in nodeid else nodeid
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:

@@ -15,6 +15,8 @@ from typing import final
 
 import pytest
 
+from pytest_dsh.implementations import suite_test_id
+
 __all__ = ["ConformanceReport"]
 
 _ORDER = ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
@@ -51,7 +53,7 @@ class ConformanceReport:
         outcome = self._outcome(report)
         if outcome is None:
             return
-        module = report.nodeid.split("::", 1)[0].split("dsh_conformance/", 1)[-1]
+        module = suite_test_id(report.nodeid).split("::", 1)[0]
         self.modules[module].counts[outcome] += 1
         if outcome in ("failed", "error", "xpassed"):
             reason = str(getattr(report, "longreprtext", "") or "").strip().splitlines()

@@ -103,7 +103,8 @@ class VirtualEventLoop(asyncio.SelectorEventLoop):
         if not scheduled:
             return False
         when = scheduled[0].when()
-        return bool(when <= self._virtual_selector.horizon and when <= self.time() + 1e-9)
+        due_by = self.time() + self._clock_resolution
+        return bool(when <= self._virtual_selector.horizon and when <= due_by)
 
 
 def _internals(loop: asyncio.BaseEventLoop) -> Any:

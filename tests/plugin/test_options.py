@@ -195,3 +195,17 @@ def test_python_implementations_carry_their_expected_failures(pytester):
     result = pytester.runpytest("--dsh-impl=toyimpl:IMPLEMENTATION", "-rx")
     result.assert_outcomes(xfailed=1)
     result.stdout.fnmatch_lines(["*XFAIL*test_broken*README sentence Z*"])
+
+
+@pytest.mark.parametrize(
+    ("nodeid", "expected"),
+    [
+        (".venv/lib/python3.11/site-packages/dsh_conformance/schedule/test_x.py::test_y[a]",
+         "schedule/test_x.py::test_y[a]"),
+        ("conformance/schedule/test_x.py::test_y", "conformance/schedule/test_x.py::test_y"),
+    ],
+)
+def test_suite_test_ids_are_relative_to_the_conformance_package(nodeid, expected):
+    from pytest_dsh.implementations import suite_test_id
+
+    assert suite_test_id(nodeid) == expected
