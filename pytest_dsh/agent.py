@@ -255,8 +255,8 @@ class FakeAgent:
                 self._end_turn(turn, {"kind": "aborted"})
                 return
             session.append("step/start", {"turn": turn, "step": step})
-            # The log is append-only, so seqs identify what this step sent.
-            self.model.requests.append([event["seq"] for event in session.history()])
+            # The log is append-only, so its length identifies what this step sent.
+            self.model.record_request(session)
             reply = self.model.next_reply()
             if reply.thinking_s:
                 await asyncio.sleep(reply.thinking_s)

@@ -11,7 +11,10 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, final
+from typing import Any, Protocol, final
+
+from pytest_dsh.contract import SessionEvent
+from pytest_dsh.session import derive_history
 
 __all__ = ["ModelReply", "ScriptedModel", "ToolRequest", "reply_text", "reply_tools"]
 
@@ -48,14 +51,36 @@ def reply_tools(*calls: tuple[str, Mapping[str, Any]], thinking_s: float = 0.0) 
     )
 
 
+class _RawLog(Protocol):
+    @property
+    def events(self) -> Sequence[SessionEvent]: ...
+
+
 @final
 class ScriptedModel:
-    """Replies in order; ``requests`` records, per step, the seqs of the
-    history events that step sent."""
+    """Replies in order; ``requests`` gives, per step, the seqs of the history
+    events that step sent.
+
+    A step records only the session and the raw log's length at that moment
+    (O(1) per step): the raw log is append-only, so the history a step sent is
+    the history of that prefix, derived when a test asks for it.
+    """
 
     def __init__(self) -> None:
         self._script: deque[ModelReply] = deque()
-        self.requests: list[list[int]] = []
+        self._sent: list[tuple[_RawLog, int]] = []
+
+    def record_request(self, session: _RawLog) -> None:
+        """Note that a step sends ``session``'s current history to the model."""
+        self._sent.append((session, len(session.events)))
+
+    @property
+    def requests(self) -> list[list[int]]:
+        """Per recorded step, the seqs of the history events it sent."""
+        return [
+            [event["seq"] for event in derive_history(session.events[:length])]
+            for session, length in self._sent
+        ]
 
     def extend(self, replies: Sequence[ModelReply]) -> None:
         self._script.extend(replies)

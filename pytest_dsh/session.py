@@ -9,8 +9,9 @@ summarises; :meth:`FakeSession.history` hides those (they are *shadowed*) while
 from __future__ import annotations
 
 import copy
+import itertools
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Final, final
 
 from pytest_dsh.contract import (
@@ -39,6 +40,44 @@ def derive_history(events: Sequence[SessionEvent]) -> list[SessionEvent]:
         for event in events
         if event["type"] in MESSAGE_EVENT_TYPES and event["seq"] not in shadowed
     ]
+
+
+@final
+class EventsView(Sequence[SessionEvent]):
+    """The first ``length`` events of an append-only list, read-only (compares
+    equal to a tuple or list of the same events)."""
+
+    __slots__ = ("_events", "_length")
+
+    def __init__(self, events: list[SessionEvent], length: int) -> None:
+        self._events = events
+        self._length = length
+
+    def __len__(self) -> int:
+        return self._length
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            start, stop, step = index.indices(self._length)
+            if step > 0:
+                return tuple(self._events[start:stop:step])
+            return tuple(self._events[i] for i in range(start, stop, step))
+        if not -self._length <= index < self._length:
+            raise IndexError("event index out of range")
+        return self._events[index % self._length if index < 0 else index]
+
+    def __iter__(self) -> Iterator[SessionEvent]:
+        return itertools.islice(self._events, self._length)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (tuple, list, EventsView)):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"EventsView({list(self)!r})"
 
 
 def _json_snapshot(data: Any) -> Any:
@@ -79,7 +118,8 @@ class FakeSession:
 
     @property
     def events(self) -> Sequence[SessionEvent]:
-        return tuple(self._events)
+        # O(1): the raw list only ever grows, so a prefix view is a stable snapshot.
+        return EventsView(self._events, len(self._events))
 
     @property
     def seed_length(self) -> int:

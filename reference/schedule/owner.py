@@ -1,7 +1,10 @@
 """The live owner: delivers due reminders of one root agent.
 
-Theory of operation. The owner holds no reminder state: every drive folds the
-durable log again. A *drive* runs inside the agent's transaction queue:
+Theory of operation. The owner holds no reminder state of its own: every
+decision reads the fold of the log at that moment, through the agent's
+:class:`~dsh_reference.schedule.core.ScheduleProjection` (it folds only what
+was appended since its last read, and refolds a log it has not seen). A
+*drive* runs inside the agent's transaction queue:
 
 1. preflight: flush the session; an unconfirmed suffix is never acted upon;
 2. fold the owned suffix and decide at a fresh wall-clock sample;
@@ -41,13 +44,14 @@ from typing import Any, Final, final
 from dsh_reference.schedule.core import (
     SCHEDULE_CHANGE_EVENT_TYPE,
     SCHEDULE_CHANGE_VERSION,
+    ChangeEventWatch,
     EveryBatchDue,
-    FoldedSchedule,
     OneShotDue,
+    ScheduleFold,
     ScheduleLogError,
+    ScheduleProjection,
     Wait,
-    due_decision,
-    fold_schedule_events,
+    due_decision_after,
     render_every_batch_framing,
     render_reminder_framing,
 )
@@ -63,8 +67,16 @@ _SOURCE: Final[MessageSource] = {"kind": "plugin", "plugin": "schedule"}
 class LiveOwner:
     """Delivery for one live root agent (see the module docstring)."""
 
-    def __init__(self, agent: Agent, services: HostServices, queue: AgentQueue) -> None:
+    def __init__(
+        self,
+        agent: Agent,
+        services: HostServices,
+        queue: AgentQueue,
+        projection: ScheduleProjection | None = None,
+    ) -> None:
         self._agent = agent
+        self.projection = projection or ScheduleProjection()
+        self._changes = ChangeEventWatch()
         self._services = services
         self._queue = queue
         self._timer: TimerHandle | None = None
@@ -81,9 +93,7 @@ class LiveOwner:
         self.request_drive()
 
     def on_status(self, status: AgentStatus) -> None:
-        if status == "idle" and any(
-            event["type"] == SCHEDULE_CHANGE_EVENT_TYPE for event in self._agent.session.events
-        ):
+        if status == "idle" and self._changes.any_in(self._agent.session.events):
             self.request_drive()
 
     def request_drive(self) -> None:
@@ -186,18 +196,18 @@ class LiveOwner:
             return False
         return True
 
-    def _fold(self) -> FoldedSchedule | None:
+    def _fold(self) -> ScheduleFold | None:
         session = self._agent.session
         try:
-            return fold_schedule_events(session.events, session.header.get("seedLength") or 0)
+            return self.projection.read(session.events, session.header.get("seedLength") or 0)
         except ScheduleLogError as exc:
             self._faulted = True
             self._warn(f"corrupt schedule log: {exc}")
             return None
 
-    def _decide(self, folded: FoldedSchedule, now: int) -> Wait | OneShotDue | EveryBatchDue | None:
+    def _decide(self, folded: ScheduleFold, now: int) -> Wait | OneShotDue | EveryBatchDue | None:
         try:
-            return due_decision(folded, now)
+            return due_decision_after(folded, now)
         except (ScheduleLogError, ValueError) as exc:
             self._warn(f"fixed-rate decision failed: {exc}")
             return None

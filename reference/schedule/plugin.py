@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, final
 
-from dsh_reference.schedule.core import check_candidate_event, check_schedule_log
+from dsh_reference.schedule.core import InvariantChecker, ScheduleProjection
 from dsh_reference.schedule.owner import LiveOwner
 from dsh_reference.schedule.tools import register_schedule_tools
 from dsh_reference.schedule.transactions import AgentQueue
@@ -69,9 +69,12 @@ class SchedulePlugin:
         if not agent.is_root or all(root is not agent for root in agents.roots()):
             return
         queue = AgentQueue()
-        owner = LiveOwner(agent, self._services, queue)
+        projection = ScheduleProjection()  # one fold per agent, shared by tools and owner
+        owner = LiveOwner(agent, self._services, queue, projection)
         # A registration failure propagates: the host vetoes the agent.
-        dispose_tools = register_schedule_tools(agent, self._services, queue, owner.request_drive)
+        dispose_tools = register_schedule_tools(
+            agent, self._services, queue, owner.request_drive, projection
+        )
         stop_status = agent.on_status(owner.on_status)
         self._installed[agent.id] = _Installed(owner, dispose_tools, stop_status)
         owner.start()
@@ -100,11 +103,16 @@ class _ScheduleFactory:
         return SchedulePlugin(services)
 
 
-def _check(events: Sequence[SessionEvent], candidate: SessionEvent | None, seed: int) -> None:
-    if candidate is None:
-        check_schedule_log(events, seed)
-    else:
-        check_candidate_event(events, candidate, seed)
+def _checker() -> Callable[[Sequence[SessionEvent], SessionEvent | None, int], None]:
+    checker = InvariantChecker()
+
+    def check(events: Sequence[SessionEvent], candidate: SessionEvent | None, seed: int) -> None:
+        if candidate is None:
+            checker.check_log(events, seed)
+        else:
+            checker.check_candidate(events, candidate, seed)
+
+    return check
 
 
 @final
@@ -124,7 +132,7 @@ class _ScheduleInvariantFactory:
     def load(self, services: HostServices, config: Mapping[str, Any]) -> ScheduleInvariantPlugin:
         _reject_config(self.name, config)
         assert services.invariants is not None
-        return ScheduleInvariantPlugin(services.invariants.register(INVARIANT_OWNER, _check))
+        return ScheduleInvariantPlugin(services.invariants.register(INVARIANT_OWNER, _checker()))
 
 
 SCHEDULE_PLUGIN: Final = _ScheduleFactory()

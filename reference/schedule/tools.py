@@ -2,7 +2,9 @@
 
 Each handler does its shape-only checks first (they need neither the log nor
 the clock, so they never wait for the queue or touch persistence), then enters
-the agent's queue, checkpoints, folds and decides. Every outcome is a value:
+the agent's queue, checkpoints, reads the fold (the agent's projection, shared
+with the live owner, advances over the events appended since its last read)
+and decides. Every outcome is a value:
 no exception reaches the host. After every successful preflight and barrier the
 live owner is asked to recompute.
 """
@@ -15,15 +17,15 @@ from typing import Any
 from dsh_reference.schedule.core import (
     SCHEDULE_CHANGE_EVENT_TYPE,
     SCHEDULE_CHANGE_VERSION,
-    FoldedSchedule,
+    ScheduleFold,
     ScheduleInputError,
     ScheduleLogError,
-    allocate_schedule_id,
+    ScheduleProjection,
+    allocate_schedule_id_after,
     build_requested_record,
     corrupt_log_result,
     delete_result,
     error_result,
-    fold_schedule_events,
     internal_error_result,
     persistence_uncertain_result,
     render_tool_value,
@@ -47,10 +49,14 @@ def register_schedule_tools(
     services: HostServices,
     queue: AgentQueue,
     on_durable_change: Callable[[], None],
+    projection: ScheduleProjection | None = None,
 ) -> Callable[[], None]:
     """Register the three tools on ``agent``; returns an idempotent disposer that
-    unregisters them in reverse order."""
-    handlers = _Handlers(agent, services, queue, on_durable_change)
+    unregisters them in reverse order. ``projection`` is the agent's fold,
+    shared with its live owner (a private one by default)."""
+    handlers = _Handlers(
+        agent, services, queue, on_durable_change, projection or ScheduleProjection()
+    )
     by_name = {
         "schedule_create": handlers.create,
         "schedule_list": handlers.list,
@@ -90,8 +96,10 @@ class _Handlers:
         services: HostServices,
         queue: AgentQueue,
         on_durable_change: Callable[[], None],
+        projection: ScheduleProjection,
     ) -> None:
         self._agent = agent
+        self._projection = projection
         self._services = services
         self._queue = queue
         self._on_durable_change = on_durable_change
@@ -102,10 +110,10 @@ class _Handlers:
         except Exception as exc:
             self._services.logger.warn(f"schedule: durable-change observer failed: {exc}")
 
-    def _fold(self) -> FoldedSchedule:
+    def _fold(self) -> ScheduleFold:
         session = self._agent.session
         try:
-            return fold_schedule_events(session.events, session.header.get("seedLength") or 0)
+            return self._projection.read(session.events, session.header.get("seedLength") or 0)
         except ScheduleLogError as exc:
             raise _CorruptLog from exc
 
@@ -125,7 +133,7 @@ class _Handlers:
             self._durable_change()
             try:
                 folded = self._fold()
-                schedule_id = allocate_schedule_id(folded)
+                schedule_id = allocate_schedule_id_after(folded)
                 record = build_requested_record(request, schedule_id, self._services.clock.now_ms())
             except _CorruptLog:
                 return corrupt_log_result()
@@ -159,7 +167,7 @@ class _Handlers:
             except _CorruptLog:
                 return corrupt_log_result()
             now = self._services.clock.now_ms()
-            return [schedule_view(record, now) for record in folded.active]
+            return [schedule_view(record, now) for record in folded.active()]
 
     async def delete(self, arguments: Mapping[str, Any], call: ToolCall) -> Any:
         try:
@@ -179,7 +187,7 @@ class _Handlers:
                 folded = self._fold()
             except _CorruptLog:
                 return corrupt_log_result()
-            if all(record["id"] != schedule_id for record in folded.active):
+            if schedule_id not in folded:
                 return delete_result(schedule_id, deleted=False)
             if call.signal.aborted:
                 return internal_error_result()

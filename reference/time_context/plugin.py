@@ -3,8 +3,10 @@
 The runtime only sequences the pure core. Before each step it samples the host
 clock once, asks :func:`~dsh_reference.time_context.core.prepare_reading` what
 the raw log calls for and, when a reading is due, appends it with
-``agent.inject``. It keeps no state between steps: a later step, turn, process
-or plugin instance reaches the same decision from the same log.
+``agent.inject``. The only thing it keeps between steps is a projection of the
+newest reading's time per session, which is what the log says (a log it has not
+seen is rescanned): a later step, turn, process or plugin instance reaches the
+same decision from the same log.
 
 The pre-step implementation is ``tryfirst`` so it runs before every other
 listener (automatic compaction included), and it never delegates or rolls
@@ -34,6 +36,7 @@ from pytest_dsh.contract import (
 from .core import (
     INVARIANT_OWNER,
     PLUGIN_NAME,
+    LatestReading,
     TimeContextConfigError,
     TimeContextSettings,
     check_log,
@@ -75,14 +78,25 @@ class TimeContextPlugin:
     def __init__(self, clock: Clock, settings: TimeContextSettings) -> None:
         self._clock = clock
         self.settings = settings
+        # Per session id, a projection of the newest reading. It only caches what
+        # the log says (a log it has not seen is rescanned), so state still lives
+        # in the log alone.
+        self._latest: dict[object, LatestReading] = {}
 
     @hookimpl(tryfirst=True)
     def dsh_pre_step(self, agent: Agent, turn: int, step: int, signal: Signal) -> None:
         if signal.aborted:
             return
         now_ms = self._clock.now_ms()  # sampled once for decision, timestamp and elapsed
+        session = agent.session
+        latest = self._latest.setdefault(getattr(session, "id", ""), LatestReading())
         text = prepare_reading(
-            agent.session.events, now_ms=now_ms, turn=turn, step=step, settings=self.settings
+            session.events,
+            now_ms=now_ms,
+            turn=turn,
+            step=step,
+            settings=self.settings,
+            latest=latest,
         )
         if text is not None:
             agent.inject(cast(UserMessage, reading_message(text)))

@@ -14,15 +14,26 @@ Theory of operation, in priority order:
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from .every import resolve_every_occurrence
-from .fold import FoldedSchedule
+from .fold import FoldedSchedule, ScheduleFold
 from .framing import BatchReminder
 from .instants import format_iso_ms, parse_iso_ms
 from .protocol import EveryRecord, OneShotRecord, ScheduleRecord
 
-__all__ = ["Decision", "EveryBatchDue", "OneShotDue", "Wait", "due_decision"]
+__all__ = [
+    "Decision",
+    "EveryBatchDue",
+    "OneShotDue",
+    "Wait",
+    "due_decision",
+    "due_decision_after",
+]
+
+_Key = TypeVar("_Key")
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,12 +67,26 @@ def due_decision(folded: FoldedSchedule, now: int) -> Decision:
     Raises :class:`ScheduleLogError` if every records are due but ``now`` is not a
     representable four-digit-year instant.
     """
-    targets = [(_target_ms(record), index, record) for index, record in enumerate(folded.active)]
+    entries = [(_target_ms(record), record) for record in folded.active]
+    return _decide(entries, lambda record: record, now)
+
+
+def due_decision_after(state: ScheduleFold, now: int) -> Decision:
+    """:func:`due_decision` on a fold in progress: reads only the records that
+    are due, so a wait costs no formatting."""
+    entries = [(target, schedule_id) for schedule_id, target in state.targets()]
+    return _decide(entries, state.record, now)
+
+
+def _decide(
+    entries: Sequence[tuple[int, _Key]], record_of: Callable[[_Key], ScheduleRecord], now: int
+) -> Decision:
     one_shots: list[tuple[int, int, OneShotRecord]] = []
     everies: list[tuple[int, int, EveryRecord]] = []
-    for target, index, record in targets:
+    for index, (target, key) in enumerate(entries):
         if target > now:
             continue
+        record = record_of(key)
         if record["kind"] == "every":
             everies.append((target, index, record))
         else:
@@ -75,7 +100,7 @@ def due_decision(folded: FoldedSchedule, now: int) -> Decision:
             for _, _, record in everies
         )
         return EveryBatchDue(accepted_at=format_iso_ms(now), reminders=reminders)
-    return Wait(min((target for target, _, _ in targets), default=None))
+    return Wait(min((target for target, _ in entries), default=None))
 
 
 def _target_ms(record: ScheduleRecord) -> int:

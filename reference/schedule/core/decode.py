@@ -31,9 +31,12 @@ from .protocol import (
 
 __all__ = [
     "decode_instant",
+    "decode_instant_ms",
     "decode_schedule_change",
+    "decode_schedule_change_instant",
     "decode_schedule_id",
     "decode_schedule_record",
+    "decode_schedule_record_instant",
 ]
 
 _CREATE_KEYS: Final = frozenset({"version", "operation", "schedule"})
@@ -49,6 +52,13 @@ def decode_schedule_change(value: object) -> ScheduleChange:
 
     Raises :class:`ScheduleLogError` whose message names the first violated rule.
     """
+    return decode_schedule_change_instant(value)[0]
+
+
+def decode_schedule_change_instant(value: object) -> tuple[ScheduleChange, int | None]:
+    """:func:`decode_schedule_change`, plus the epoch ms of the instant the
+    change carries (a create's ``scheduledAt``, an every dispatch's
+    ``acceptedAt``; ``None`` otherwise), so a fold parses each instant once."""
     if not isinstance(value, Mapping):
         raise ScheduleLogError("schedule/change payload must be an object")
     version = value.get("version")
@@ -61,12 +71,9 @@ def decode_schedule_change(value: object) -> ScheduleChange:
             raise ScheduleLogError(
                 "schedule create must contain exactly version, operation, and schedule"
             )
-        create: CreateChange = {
-            "version": 1,
-            "operation": "create",
-            "schedule": decode_schedule_record(value["schedule"]),
-        }
-        return create
+        record, scheduled_ms = decode_schedule_record_instant(value["schedule"])
+        create: CreateChange = {"version": 1, "operation": "create", "schedule": record}
+        return create, scheduled_ms
     if operation == "delete":
         if keys != _DELETE_KEYS:
             raise ScheduleLogError(
@@ -77,7 +84,7 @@ def decode_schedule_change(value: object) -> ScheduleChange:
             "operation": "delete",
             "id": decode_schedule_id(value["id"]),
         }
-        return delete
+        return delete, None
     if operation == "dispatch":
         if keys == _DELETE_KEYS:
             one_shot: OneShotDispatchChange = {
@@ -85,22 +92,29 @@ def decode_schedule_change(value: object) -> ScheduleChange:
                 "operation": "dispatch",
                 "id": decode_schedule_id(value["id"]),
             }
-            return one_shot
+            return one_shot, None
         if keys == _EVERY_DISPATCH_KEYS:
             schedule_id = decode_schedule_id(value["id"])
+            accepted_at = value["acceptedAt"]
+            accepted_ms = decode_instant_ms(accepted_at)
             every: EveryDispatchChange = {
                 "version": 1,
                 "operation": "dispatch",
                 "id": schedule_id,
-                "acceptedAt": decode_instant(value["acceptedAt"]),
+                "acceptedAt": accepted_at,
             }
-            return every
+            return every, accepted_ms
         raise ScheduleLogError("schedule dispatch must contain id and optional acceptedAt only")
     raise ScheduleLogError("schedule/change operation must be create, delete, or dispatch")
 
 
 def decode_schedule_record(value: object) -> ScheduleRecord:
     """Validate a create's ``schedule`` record; raises :class:`ScheduleLogError`."""
+    return decode_schedule_record_instant(value)[0]
+
+
+def decode_schedule_record_instant(value: object) -> tuple[ScheduleRecord, int]:
+    """:func:`decode_schedule_record`, plus the epoch ms of its ``scheduledAt``."""
     if not isinstance(value, Mapping):
         raise ScheduleLogError("schedule record must be an object")
     kind = value.get("kind")
@@ -115,27 +129,31 @@ def decode_schedule_record(value: object) -> ScheduleRecord:
         after_seconds = value["afterSeconds"]
         if not (is_safe_integer(after_seconds) and after_seconds > 0):
             raise ScheduleLogError("afterSeconds must be a positive safe integer")
+        schedule_id = decode_schedule_id(value["id"])
+        scheduled_ms = decode_instant_ms(value["scheduledAt"])
         after: AfterRecord = {
-            "id": decode_schedule_id(value["id"]),
+            "id": schedule_id,
             "kind": "after",
             "prompt": prompt,
             "afterSeconds": int(after_seconds),
-            "scheduledAt": decode_instant(value["scheduledAt"]),
+            "scheduledAt": value["scheduledAt"],
         }
-        return after
+        return after, scheduled_ms
     if kind == "at":
         if keys != _AT_KEYS:
             raise ScheduleLogError(
                 "at schedule must contain exactly id, kind, prompt, and scheduledAt"
             )
         prompt = _decode_prompt(value["prompt"], "at")
+        schedule_id = decode_schedule_id(value["id"])
+        scheduled_ms = decode_instant_ms(value["scheduledAt"])
         at: AtRecord = {
-            "id": decode_schedule_id(value["id"]),
+            "id": schedule_id,
             "kind": "at",
             "prompt": prompt,
-            "scheduledAt": decode_instant(value["scheduledAt"]),
+            "scheduledAt": value["scheduledAt"],
         }
-        return at
+        return at, scheduled_ms
     if kind == "every":
         if keys != _EVERY_KEYS:
             raise ScheduleLogError(
@@ -151,14 +169,16 @@ def decode_schedule_record(value: object) -> ScheduleRecord:
             and every_seconds * 1000 <= MAX_SAFE_INTEGER
         ):
             raise ScheduleLogError("everySeconds must be a safe integer of at least 300")
+        schedule_id = decode_schedule_id(value["id"])
+        scheduled_ms = decode_instant_ms(value["scheduledAt"])
         every: EveryRecord = {
-            "id": decode_schedule_id(value["id"]),
+            "id": schedule_id,
             "kind": "every",
             "prompt": prompt,
             "everySeconds": int(every_seconds),
-            "scheduledAt": decode_instant(value["scheduledAt"]),
+            "scheduledAt": value["scheduledAt"],
         }
-        return every
+        return every, scheduled_ms
     raise ScheduleLogError('v1 schedule kind must be "after", "at", or "every"')
 
 
@@ -177,13 +197,21 @@ def decode_instant(value: object) -> str:
     Both messages say ``scheduledAt`` even when ``acceptedAt`` is decoded: that is
     the protocol's wording.
     """
+    decode_instant_ms(value)
+    assert isinstance(value, str)
+    return value
+
+
+def decode_instant_ms(value: object) -> int:
+    """Epoch ms of a canonical UTC instant; same checks and messages as :func:`decode_instant`."""
+    epoch_ms = parse_iso_ms(value)
+    if epoch_ms is not None:
+        return epoch_ms
     if not has_canonical_iso_shape(value):
         raise ScheduleLogError(
             "scheduledAt must be a canonical four-digit-year RFC 3339 UTC instant"
         )
-    if parse_iso_ms(value) is None:
-        raise ScheduleLogError("scheduledAt is not a real UTC calendar instant")
-    return value
+    raise ScheduleLogError("scheduledAt is not a real UTC calendar instant")
 
 
 def _decode_prompt(value: object, kind: str) -> str:

@@ -18,21 +18,37 @@ dispatch      id active, every,          scheduledAt advances past acceptedAt,
 
 A broken precondition raises :class:`ScheduleLogError`; ids in its message are
 JSON-encoded. ``active`` keeps creation order even when a record advances.
+
+:class:`ScheduleFold` is the fold as a state that takes one event at a time,
+so a projection can advance over only the events appended since its last read
+(:class:`~dsh_reference.schedule.core.projection.ScheduleProjection`);
+:func:`fold_schedule_events` is that state run over a whole list. Each instant
+is parsed once, when its event is decoded; an every record's advanced
+``scheduledAt`` is kept as epoch ms and formatted only when the record is read,
+because a long log advances the same record many times between reads.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Final
 
-from .decode import decode_schedule_change
+from .decode import decode_schedule_change_instant
 from .errors import ScheduleLogError
-from .every import resolve_every_occurrence
-from .instants import parse_iso_ms
+from .instants import MAX_EPOCH_MS, format_iso_ms
 from .js_semantics import is_safe_integer, to_js_json
 from .protocol import SCHEDULE_CHANGE_EVENT_TYPE, EveryRecord, ScheduleRecord
 
-__all__ = ["FoldedSchedule", "event_field", "fold_schedule_events"]
+__all__ = [
+    "FoldedSchedule",
+    "ScheduleFold",
+    "check_seed_length",
+    "event_field",
+    "fold_schedule_events",
+]
+
+_CHANGE: Final = SCHEDULE_CHANGE_EVENT_TYPE
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,51 +70,151 @@ def event_field(event: object, name: str) -> object:
     return getattr(event, name, None)
 
 
+def check_seed_length(events: Sequence[object], seed_length: object) -> int:
+    """``seed_length`` as an int; raises :class:`ScheduleLogError` unless it is a
+    safe integer within ``0..len(events)``."""
+    if not (is_safe_integer(seed_length) and 0 <= seed_length <= len(events)):
+        raise ScheduleLogError("schedule seedLength must be within the supplied event log")
+    return int(seed_length)
+
+
+class ScheduleFold:
+    """The fold in progress: feed owned events in log order with :meth:`apply`.
+
+    ``apply`` either applies an event completely or raises
+    :class:`ScheduleLogError` having changed nothing.
+    """
+
+    __slots__ = ("_records", "_seen", "_stale", "_targets")
+
+    def __init__(self) -> None:
+        self._records: dict[str, ScheduleRecord] = {}  # active, creation order
+        self._targets: dict[str, int] = {}  # active id -> scheduledAt in epoch ms
+        self._stale: set[str] = set()  # every ids whose record text lags _targets
+        self._seen: dict[str, None] = {}  # an insertion-ordered set
+
+    # -- folding ------------------------------------------------------------------
+
+    def apply(self, event: object, *, commit: bool = True) -> None:
+        """Fold one event (events of other types are skipped unread). With
+        ``commit=False`` only check that it would fold, changing nothing."""
+        if type(event) is dict:  # the common case, without the Mapping ABC check
+            if event.get("type") != _CHANGE:
+                return
+            data = event.get("data")
+        else:
+            if event_field(event, "type") != _CHANGE:
+                return
+            data = event_field(event, "data")
+        change, instant_ms = decode_schedule_change_instant(data)
+        operation = change["operation"]
+        if operation == "create":
+            record = change["schedule"]
+            schedule_id = record["id"]
+            if schedule_id in self._seen:
+                raise ScheduleLogError(f"schedule id {to_js_json(schedule_id)} was reused")
+            assert instant_ms is not None
+            if not commit:
+                return
+            self._seen[schedule_id] = None
+            self._records[schedule_id] = record
+            self._targets[schedule_id] = instant_ms
+            return
+        schedule_id = change["id"]
+        records = self._records
+        if schedule_id not in records:
+            raise ScheduleLogError(
+                f"schedule {operation} targets inactive id {to_js_json(schedule_id)}"
+            )
+        if operation == "delete":
+            if commit:
+                self._remove(schedule_id)
+            return
+        target = records[schedule_id]
+        if target["kind"] != "every":
+            if instant_ms is not None:
+                raise ScheduleLogError("one-shot dispatch must not contain acceptedAt")
+            if commit:
+                self._remove(schedule_id)
+            return
+        if instant_ms is None:
+            raise ScheduleLogError("every dispatch must contain acceptedAt")
+        # resolve_every_occurrence's arithmetic on already-validated integers: the
+        # decoder guarantees a four-digit-year acceptedAt and a safe interval.
+        scheduled_ms = self._targets[schedule_id]
+        if instant_ms < scheduled_ms:
+            raise ScheduleLogError("every dispatch cannot precede the active scheduledAt")
+        interval = target["everySeconds"] * 1000
+        next_ms = scheduled_ms + ((instant_ms - scheduled_ms) // interval + 1) * interval
+        if not commit:
+            return
+        if next_ms > MAX_EPOCH_MS:
+            self._remove(schedule_id)  # exhausted: no representable next occurrence
+            return
+        self._targets[schedule_id] = next_ms
+        self._stale.add(schedule_id)
+
+    def apply_all(self, events: Sequence[object], start: int = 0) -> None:
+        """Fold ``events[start:]`` in order."""
+        apply = self.apply
+        for index in range(start, len(events)):
+            apply(events[index])
+
+    def _remove(self, schedule_id: str) -> None:
+        del self._records[schedule_id]
+        del self._targets[schedule_id]
+        self._stale.discard(schedule_id)
+
+    # -- reading ------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    def __contains__(self, schedule_id: object) -> bool:
+        return schedule_id in self._records
+
+    def record(self, schedule_id: str) -> ScheduleRecord:
+        """The active record ``schedule_id``, its ``scheduledAt`` brought up to date."""
+        if schedule_id in self._stale:
+            self._stale.discard(schedule_id)
+            every = self._records[schedule_id]
+            assert every["kind"] == "every"
+            advanced: EveryRecord = {
+                **every,
+                "scheduledAt": format_iso_ms(self._targets[schedule_id]),
+            }
+            self._records[schedule_id] = advanced
+        return self._records[schedule_id]
+
+    def targets(self) -> Iterator[tuple[str, int]]:
+        """``(id, scheduledAt epoch ms)`` of the active records, in creation order."""
+        return iter(self._targets.items())
+
+    def active(self) -> tuple[ScheduleRecord, ...]:
+        """The active records in creation order."""
+        return tuple(self.record(schedule_id) for schedule_id in self._records)
+
+    def is_seen(self, schedule_id: str) -> bool:
+        """Whether ``schedule_id`` was ever created in the folded suffix."""
+        return schedule_id in self._seen
+
+    @property
+    def seen_count(self) -> int:
+        """How many ids were ever created in the folded suffix."""
+        return len(self._seen)
+
+    def snapshot(self) -> FoldedSchedule:
+        """The fold as an immutable value (costs O(ids ever created))."""
+        return FoldedSchedule(active=self.active(), seen_ids=tuple(self._seen))
+
+
 def fold_schedule_events(events: Sequence[object], seed_length: object = 0) -> FoldedSchedule:
     """Fold ``events[seed_length:]``; raises :class:`ScheduleLogError` on any protocol breach.
 
     ``seed_length`` must be a safe integer within ``0..len(events)``; callers
     reading a session header pass ``header.seedLength`` with ``None`` mapped to 0.
     """
-    if not (is_safe_integer(seed_length) and 0 <= seed_length <= len(events)):
-        raise ScheduleLogError("schedule seedLength must be within the supplied event log")
-    active: dict[str, ScheduleRecord] = {}
-    seen: dict[str, None] = {}  # an insertion-ordered set
-    for event in events[int(seed_length) :]:
-        if event_field(event, "type") != SCHEDULE_CHANGE_EVENT_TYPE:
-            continue
-        change = decode_schedule_change(event_field(event, "data"))
-        if change["operation"] == "create":
-            record = change["schedule"]
-            if record["id"] in seen:
-                raise ScheduleLogError(f"schedule id {to_js_json(record['id'])} was reused")
-            seen[record["id"]] = None
-            active[record["id"]] = record
-            continue
-        schedule_id = change["id"]
-        if schedule_id not in active:
-            raise ScheduleLogError(
-                f"schedule {change['operation']} targets inactive id {to_js_json(schedule_id)}"
-            )
-        if change["operation"] == "delete":
-            del active[schedule_id]
-            continue
-        target = active[schedule_id]
-        accepted_at = change.get("acceptedAt")
-        if target["kind"] != "every":
-            if accepted_at is not None:
-                raise ScheduleLogError("one-shot dispatch must not contain acceptedAt")
-            del active[schedule_id]
-            continue
-        if accepted_at is None:
-            raise ScheduleLogError("every dispatch must contain acceptedAt")
-        accepted_ms = parse_iso_ms(accepted_at)
-        assert accepted_ms is not None  # the decoder accepted it as a real instant
-        occurrence = resolve_every_occurrence(target, accepted_ms)
-        if occurrence.next_scheduled_at is None:
-            del active[schedule_id]  # exhausted: no representable next occurrence
-        else:
-            # Reassigning an existing key keeps its creation position.
-            advanced: EveryRecord = {**target, "scheduledAt": occurrence.next_scheduled_at}
-            active[schedule_id] = advanced
-    return FoldedSchedule(active=tuple(active.values()), seen_ids=tuple(seen))
+    start = check_seed_length(events, seed_length)
+    state = ScheduleFold()
+    state.apply_all(events, start)
+    return state.snapshot()

@@ -10,11 +10,12 @@ any trimmed id). Ids are therefore not ``max + 1``: ``{"schedule-2"}`` gives
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Final
 
-from .fold import FoldedSchedule
+from .fold import FoldedSchedule, ScheduleFold
 
-__all__ = ["SCHEDULE_ID_PREFIX", "allocate_schedule_id"]
+__all__ = ["SCHEDULE_ID_PREFIX", "allocate_schedule_id", "allocate_schedule_id_after"]
 
 SCHEDULE_ID_PREFIX: Final = "schedule-"
 
@@ -22,7 +23,16 @@ SCHEDULE_ID_PREFIX: Final = "schedule-"
 def allocate_schedule_id(folded: FoldedSchedule) -> str:
     """The next id for a create appended after ``folded``; reads only ``seen_ids``."""
     seen = frozenset(folded.seen_ids)
-    number = len(seen) + 1
-    while f"{SCHEDULE_ID_PREFIX}{number}" in seen:
+    return _first_unseen(len(seen), seen.__contains__)
+
+
+def allocate_schedule_id_after(state: ScheduleFold) -> str:
+    """:func:`allocate_schedule_id` on a fold in progress, without copying its ids."""
+    return _first_unseen(state.seen_count, state.is_seen)
+
+
+def _first_unseen(seen_count: int, is_seen: Callable[[str], bool]) -> str:
+    number = seen_count + 1
+    while is_seen(f"{SCHEDULE_ID_PREFIX}{number}"):
         number += 1
     return f"{SCHEDULE_ID_PREFIX}{number}"

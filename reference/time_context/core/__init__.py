@@ -53,9 +53,10 @@ from .reading import (
     render_reading,
 )
 from .rendered_timestamps import parse_rendered_timestamp
-from .scheduling import latest_reading_time_ms, reading_due
+from .scheduling import LatestReading, latest_reading_time_ms, reading_due
 
 __all__ = [
+    "LatestReading",
     "CONTENT_MESSAGE",
     "FORMAT_MESSAGE",
     "INVARIANT_OWNER",

@@ -8,6 +8,16 @@ import pkgutil
 import dsh_reference.schedule.core as core
 
 EXPECTED_PUBLIC_NAMES = {
+    "InvariantChecker",
+    "ChangeEventWatch",
+    "ScheduleFold",
+    "ScheduleProjection",
+    "allocate_schedule_id_after",
+    "check_seed_length",
+    "decode_instant_ms",
+    "decode_schedule_change_instant",
+    "decode_schedule_record_instant",
+    "due_decision_after",
     "AFTER_SECONDS_MESSAGE",
     "AT_SELECTOR_TYPE_MESSAGE",
     "AT_STRING_SHAPE_MESSAGE",

@@ -180,7 +180,9 @@ def test_no_state_is_kept_between_plugin_instances(host):
     agent.followup({"content": [{"type": "text", "text": "b"}], "source": {"kind": "user"}})
     host.run_until_idle()
     assert len(readings(agent)) == 1
-    assert set(vars(host.process.plugins["time-context"])) == {"_clock", "settings"}
+    # Beyond its configuration a plugin keeps only projections of the log (the
+    # newest reading's time per session), never state the log does not hold.
+    assert set(vars(host.process.plugins["time-context"])) == {"_clock", "settings", "_latest"}
 
 
 def test_plugin_and_invariant_agree_over_multi_step_turns(host):
