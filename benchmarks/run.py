@@ -1,155 +1,324 @@
-"""Benchmarks: speed and memory of the reference and the fake host.
+"""Benchmarks: the reference and the official build, measured in one run.
 
-Run ``python benchmarks/run.py`` (after ``make install``) to print a Markdown
-table; ``--quick`` runs tiny sizes (used by the test suite only to keep the
-script working: timings are reported, never asserted). Figures depend on the
-machine; docs/benchmarks.md records a run with its context.
+Run ``python benchmarks/run.py`` (after ``make install bridge``) to print the
+Markdown tables of docs/performance.md; ``--quick`` runs tiny sizes (used by
+the test suite only to keep the script working: timings are reported, never
+asserted). Figures depend on the machine and its load; the script prints both.
+
+What is measured (see docs/performance.md for how to read it):
+
+* op latency: the median of ``schedule_create`` / ``schedule_list`` /
+  ``schedule_delete`` calls on an agent whose log already holds N events
+  (a dispatch-heavy log of one 5-minute Every reminder, a few live records);
+* cold fold: one fold of such a log of N events in a fresh process (Python for
+  the reference, Node for the official build's exported ``foldScheduleEvents``),
+  with its wall and CPU time and the process's peak RSS;
+* a simulated span of one 5-minute Every reminder on the virtual clock (one
+  turn per delivery), with folds and flushes counted per delivery;
+* the default conformance run and the full DST table, as pytest subprocesses.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import platform
+import resource
+import statistics
+import subprocess
+import sys
 import time
-import tracemalloc
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
-from dsh_reference.implementation import IMPLEMENTATION
-from dsh_reference.schedule.core import (
-    allocate_schedule_id,
-    create_after_record,
-    due_decision,
-    fold_schedule_events,
-)
-from pytest_dsh import TZDATA_VERSION, AgentDriver, HostDriver, __version__
+from pytest_dsh import TZDATA_VERSION, __version__
+from pytest_dsh.driver import AgentDriver, HostDriver
+from pytest_dsh.implementations import resolve_implementation
 
-START_MS = 1_767_225_600_000
+ROOT = Path(__file__).resolve().parents[1]
+START_MS = 1_767_225_600_000  # 2026-01-01T00:00:00.000Z, the hosts' wall clock
+EVERY_S = 300
+LIVE_RECORDS = 4  # one-shot records that stay active in every benchmark log
+
+
+def iso(epoch_ms: int) -> str:
+    seconds, ms = divmod(epoch_ms, 1000)
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{ms:03d}Z"
+
+
+def every_log(size: int) -> list[dict[str, Any]]:
+    """``size`` events ending just before ``START_MS``: ``LIVE_RECORDS`` far
+    one-shots, then one 5-minute Every reminder created long ago and dispatched
+    every 5 minutes since (its next occurrence is after ``START_MS``)."""
+    dispatches = max(size - LIVE_RECORDS - 1, 0)
+    created = START_MS - (dispatches + 1) * EVERY_S * 1000 + 1
+    events: list[dict[str, Any]] = []
+
+    def add(time_ms: int, data: dict[str, Any]) -> None:
+        events.append({"type": "schedule/change", "seq": len(events), "time": time_ms,
+                       "data": data})
+
+    for n in range(LIVE_RECORDS):
+        add(created, {"version": 1, "operation": "create", "schedule": {
+            "id": f"schedule-{n + 1}", "kind": "after", "prompt": f"later {n}",
+            "afterSeconds": 10**8, "scheduledAt": iso(created + 10**11)}})
+    add(created, {"version": 1, "operation": "create", "schedule": {
+        "id": f"schedule-{LIVE_RECORDS + 1}", "kind": "every", "prompt": "tick",
+        "everySeconds": EVERY_S, "scheduledAt": iso(created + EVERY_S * 1000)}})
+    for k in range(1, dispatches + 1):
+        at = created + k * EVERY_S * 1000
+        add(at, {"version": 1, "operation": "dispatch", "id": f"schedule-{LIVE_RECORDS + 1}",
+                 "acceptedAt": iso(at)})
+    return events[:size]
+
+
+# -- op latency -------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
-class Figure:
-    name: str
-    size: int
-    seconds: float
-    peak_kib: float
-
-    @property
-    def per_item_us(self) -> float:
-        return self.seconds / self.size * 1e6
+class OpLatency:
+    impl: str
+    events: int
+    create_ms: float
+    list_ms: float
+    delete_ms: float
 
 
-def measure(name: str, size: int, prepare: Callable[[], Callable[[], object]]) -> Figure:
-    """Time one fresh run untraced, then trace the memory of a second fresh run
-    (tracemalloc slows code down too much to time it at the same time)."""
-    work = prepare()
+def _timed(call: Callable[[], object]) -> float:
     began = time.perf_counter()
-    work()
+    call()
+    return (time.perf_counter() - began) * 1000
+
+
+def op_latency(impl: str, size: int, repeats: int) -> OpLatency:
+    """Median latency of each tool over ``repeats`` rounds of create, list, delete."""
+    host = resolve_implementation(impl).open_host(start_ms=START_MS)
+    try:
+        host.load_plugin("schedule")
+        agent = host.create_agent(seed=every_log(size))
+        host.run_until_idle()
+        agent.call_tool("schedule_list", {})  # the first read folds the seeded log
+        creates, lists, deletes = [], [], []
+        for n in range(repeats):
+            creates.append(_timed(lambda: agent.call_tool(
+                "schedule_create", {"prompt": f"p{n}", "after_seconds": 10**6})))  # noqa: B023
+            lists.append(_timed(lambda: agent.call_tool("schedule_list", {})))
+            deletes.append(_timed(lambda: agent.call_tool(
+                "schedule_delete", {"id": f"schedule-{LIVE_RECORDS + 2 + n}"})))  # noqa: B023
+        return OpLatency(impl, size, statistics.median(creates), statistics.median(lists),
+                         statistics.median(deletes))
+    finally:
+        host.close()
+
+
+# -- cold fold ----------------------------------------------------------------------
+
+_PY_FOLD = """
+import json, resource, sys, time
+sys.path.insert(0, {bench!r})
+from run import every_log
+from dsh_reference.schedule.core import fold_schedule_events
+events = every_log({size})
+built = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+wall, cpu = time.perf_counter(), time.process_time()
+folded = fold_schedule_events(events)
+wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps({{"wall": wall, "cpu": cpu, "log_kib": built, "peak_kib": peak,
+                  "active": len(folded.active)}}))
+"""
+
+
+@dataclass(frozen=True)
+class ColdFold:
+    impl: str
+    events: int
+    wall_s: float
+    cpu_s: float
+    log_mib: float
+    peak_mib: float
+
+
+def cold_fold(impl: str, size: int) -> ColdFold:
+    if impl == "reference":
+        command = [sys.executable, "-c", _PY_FOLD.format(bench=str(Path(__file__).parent),
+                                                          size=size)]
+    else:
+        command = [_node(), str(Path(__file__).parent / "official_fold.mjs"), str(size)]
+    done = subprocess.run(command, capture_output=True, text=True, check=True, cwd=ROOT)
+    figures = json.loads(done.stdout.strip().splitlines()[-1])
+    return ColdFold(impl, size, figures["wall"], figures["cpu"], figures["log_kib"] / 1024,
+                    figures["peak_kib"] / 1024)
+
+
+def _node() -> str:
+    from pytest_dsh.official import locate_bridge, locate_node
+
+    return str(locate_node(locate_bridge()))
+
+
+# -- a simulated span of one Every reminder ------------------------------------------
+
+
+@dataclass(frozen=True)
+class Simulation:
+    impl: str
+    days: float
+    dispatches: int
+    events: int
+    wall_s: float
+    cpu_s: float
+    flushes_per_delivery: float
+    reads_per_delivery: float | None
+    refolds: int | None
+
+
+def simulate_every(impl: str, days: float) -> Simulation:
+    host = resolve_implementation(impl).open_host(start_ms=START_MS)
+    try:
+        host.load_plugin("schedule")
+        agent = host.create_agent()
+        agent.call_tool("schedule_create", {"prompt": "tick", "every_seconds": EVERY_S})
+        flushes_before = len(host.flushes)
+        projection = _reference_projection(host, agent)
+        reads_before = projection.reads if projection is not None else 0
+        wall, cpu = time.perf_counter(), time.process_time()
+        remaining = days * 86_400
+        while remaining > 0:
+            step = min(remaining, 86_400)
+            host.advance(step)
+            remaining -= step
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        live = getattr(agent, "agent", None)  # the fake host's agent: read, don't copy
+        events = live.session.events if live is not None else agent.events()
+        dispatches = sum(1 for e in events if e["type"] == "schedule/change"
+                         and e["data"].get("operation") == "dispatch")
+        flushes = len(host.flushes) - flushes_before
+        per = max(dispatches, 1)
+        return Simulation(
+            impl, days, dispatches, len(events), wall, cpu, flushes / per,
+            None if projection is None else (projection.reads - reads_before) / per,
+            None if projection is None else projection.refolds,
+        )
+    finally:
+        host.close()
+
+
+def _reference_projection(host: HostDriver, agent: AgentDriver) -> Any:
+    fake = getattr(host, "host", None)
+    if fake is None:
+        return None
+    installed = fake.process.plugins["schedule"]._installed[agent.id]
+    return installed.owner.projection
+
+
+# -- whole suites -------------------------------------------------------------------------
+
+
+def suite_seconds(impl: str, *extra: str, package: str = "dsh_conformance") -> tuple[float, str]:
+    command = [sys.executable, "-m", "pytest", "--pyargs", package,
+               f"--dsh-impl={impl}", "-q", "-p", "no:randomly", "-p", "no:cacheprovider",
+               *extra]
+    began = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, check=False, cwd=ROOT)
     elapsed = time.perf_counter() - began
-    work = prepare()
-    tracemalloc.start()
-    work()
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    return Figure(name, size, elapsed, peak / 1024)
+    summary = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else done.stderr
+    return elapsed, summary.strip("= ")
 
 
-def long_log(creates: int) -> list[dict]:
-    """A log of ``creates`` creates where every other record is then deleted."""
-    events: list[dict] = []
-    seen: list[str] = []
-    for n in range(creates):
-        folded_ids = type("F", (), {"seen_ids": tuple(seen)})
-        schedule_id = allocate_schedule_id(folded_ids)  # type: ignore[arg-type]
-        seen.append(schedule_id)
-        record = create_after_record(schedule_id, f"reminder {n}", 60 + n, START_MS)
-        events.append({"type": "schedule/change", "seq": len(events), "time": START_MS,
-                       "data": {"version": 1, "operation": "create", "schedule": record}})
-        if n % 2:
-            events.append({"type": "schedule/change", "seq": len(events), "time": START_MS,
-                           "data": {"version": 1, "operation": "delete", "id": schedule_id}})
-    return events
+# -- report ------------------------------------------------------------------------------
 
 
-def bench_fold(size: int) -> Figure:
-    events = long_log(size)
-    return measure(f"fold + decide, {len(events)} events", len(events),
-                   lambda: lambda: due_decision(fold_schedule_events(events), START_MS))
+def machine() -> str:
+    cpu = "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    try:
+        node = subprocess.run([_node(), "--version"], capture_output=True, text=True,
+                              check=True).stdout.strip()
+    except Exception:  # the bridge is optional for a reference-only run
+        node = "not installed"
+    load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
+    return (f"{os.cpu_count()} CPUs ({cpu}), {platform.system()} {platform.machine()}, "
+            f"Python {platform.python_version()}, Node {node}, pytest-dsh {__version__}, "
+            f"tzdata {TZDATA_VERSION}; load average at start {load}")
 
 
-def _host_with(plugin: str, config: dict | None = None) -> tuple[HostDriver, AgentDriver]:
-    host = IMPLEMENTATION.open_host(start_ms=START_MS)
-    host.load_plugin(plugin, config)
-    return host, host.create_agent()
-
-
-def bench_tool_calls(size: int) -> Figure:
-    def prepare() -> Callable[[], None]:
-        host, agent = _host_with("schedule")
-
-        def work() -> None:
-            try:
-                for n in range(size):
-                    agent.call_tool("schedule_create", {"prompt": f"p{n}", "after_seconds": 3600})
-            finally:
-                host.close()
-
-        return work
-
-    return measure(f"schedule_create on a growing log, {size} calls", size, prepare)
-
-
-def bench_turns(size: int) -> Figure:
-    def prepare() -> Callable[[], None]:
-        host, agent = _host_with("time-context", {"timeZone": "UTC"})
-
-        def work() -> None:
-            try:
-                for n in range(size):
-                    agent.prompt(f"turn {n}")
-            finally:
-                host.close()
-
-        return work
-
-    return measure(f"one-step turns with time-context, {size} turns", size, prepare)
-
-
-def bench_delivery(size: int) -> Figure:
-    def prepare() -> Callable[[], None]:
-        host, agent = _host_with("schedule")
-        for n in range(size):
-            agent.call_tool("schedule_create", {"prompt": f"p{n}", "after_seconds": 60 + n})
-
-        def work() -> None:
-            try:
-                host.advance(60 + size)
-            finally:
-                host.close()
-
-        return work
-
-    return measure(f"deliver {size} one-shot reminders (virtual time)", size, prepare)
+def table(header: Iterable[str], rows: Iterable[Iterable[object]]) -> str:
+    head = list(header)
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
+    return "\n".join(lines)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--quick", action="store_true", help="tiny sizes (smoke run)")
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="tiny sizes (a smoke run)")
+    parser.add_argument("--impl", default="reference,official",
+                        help="comma-separated implementations (default: both)")
+    parser.add_argument("--official-max-events", type=int, default=100_000,
+                        help="largest log sent through the bridge for op latency")
+    parser.add_argument("--official-days", type=float, default=2.0,
+                        help="simulated days of the Every reminder on the official build")
+    parser.add_argument("--no-suites", action="store_true",
+                        help="skip the conformance and DST table runs")
     options = parser.parse_args()
-    scale = 1 if options.quick else 50
-    figures = [
-        bench_fold(40 * scale),
-        bench_tool_calls(4 * scale),
-        bench_turns(4 * scale),
-        bench_delivery(4 * scale),
-    ]
-    print(f"pytest-dsh {__version__}, tzdata {TZDATA_VERSION}, Python "
-          f"{platform.python_version()}, {platform.machine()}")
+    impls = [name.strip() for name in options.impl.split(",") if name.strip()]
+    if options.quick:
+        sizes, folds, repeats, days, official_days = [100, 1_000], [1_000], 3, 0.5, 0.25
+    else:
+        sizes, folds, repeats = [1_000, 10_000, 100_000, 1_000_000], [100_000, 1_000_000], 21
+        days, official_days = 365.0, options.official_days
+
+    print(machine())
     print()
-    print("| benchmark | items | total s | per item µs | peak KiB |")
-    print("|---|---|---|---|---|")
-    for f in figures:
-        print(f"| {f.name} | {f.size} | {f.seconds:.3f} | {f.per_item_us:.0f} | {f.peak_kib:.0f} |")
+    # The bridge's calls are slow on long logs: fewer rounds keep the run short.
+    latency = [op_latency(impl, size, repeats if impl == "reference" else min(repeats, 7))
+               for impl in impls for size in sizes
+               if impl == "reference" or size <= options.official_max_events]
+    print(table(["implementation", "log events", "create ms", "list ms", "delete ms"],
+                [[f.impl, f"{f.events:,}", f"{f.create_ms:.2f}", f"{f.list_ms:.2f}",
+                  f"{f.delete_ms:.2f}"] for f in latency]))
+    print()
+    cold = [cold_fold(impl, size) for impl in impls for size in folds]
+    print(table(["implementation", "log events", "fold wall s", "fold CPU s",
+                 "RSS with log MiB", "peak RSS MiB"],
+                [[f.impl, f"{f.events:,}", f"{f.wall_s:.3f}", f"{f.cpu_s:.3f}",
+                  f"{f.log_mib:.0f}", f"{f.peak_mib:.0f}"] for f in cold]))
+    print()
+    runs = [simulate_every(impl, days if impl == "reference" else official_days)
+            for impl in impls]
+    print(table(["implementation", "simulated days", "dispatches", "log events", "wall s",
+                 "CPU s", "ms per dispatch", "flushes per delivery", "fold reads per delivery",
+                 "full folds"],
+                [[f.impl, f"{f.days:g}", f"{f.dispatches:,}", f"{f.events:,}",
+                  f"{f.wall_s:.2f}", f"{f.cpu_s:.2f}",
+                  f"{f.wall_s / max(f.dispatches, 1) * 1000:.3f}",
+                  f"{f.flushes_per_delivery:.2f}",
+                  "n/a" if f.reads_per_delivery is None else f"{f.reads_per_delivery:.2f}",
+                  "n/a" if f.refolds is None else f.refolds] for f in runs]))
+    if options.no_suites or options.quick:
+        return
+    print()
+    rows = []
+    for impl in impls:
+        elapsed, summary = suite_seconds(impl)
+        rows.append([f"conformance suite, {impl}", f"{elapsed:.1f}", summary])
+    elapsed, summary = suite_seconds("reference", "--dsh-dst-table=full",
+                                     package="dsh_conformance.dst")
+    rows.append(["full DST table, reference", f"{elapsed:.1f}", summary])
+    print(table(["run", "wall s", "pytest summary"], rows))
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    print()
+    print(f"children CPU: {usage.ru_utime + usage.ru_stime:.1f} s")
 
 
 if __name__ == "__main__":

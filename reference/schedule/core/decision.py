@@ -21,7 +21,8 @@ from typing import TypeVar
 from .every import resolve_every_occurrence
 from .fold import FoldedSchedule, ScheduleFold
 from .framing import BatchReminder
-from .instants import format_iso_ms, parse_iso_ms
+from .instants import MAX_EPOCH_MS, MIN_EPOCH_MS, format_iso_ms, parse_iso_ms
+from .js_semantics import MAX_SAFE_INTEGER, is_safe_integer
 from .protocol import EveryRecord, OneShotRecord, ScheduleRecord
 
 __all__ = [
@@ -96,11 +97,26 @@ def _decide(
     if everies:
         everies.sort(key=lambda item: item[:2])
         reminders = tuple(
-            BatchReminder(record, resolve_every_occurrence(record, now).occurrence_at)
-            for _, _, record in everies
+            BatchReminder(record, _occurrence_at(record, target, now))
+            for target, _, record in everies
         )
         return EveryBatchDue(accepted_at=format_iso_ms(now), reminders=reminders)
     return Wait(min((target for target, _ in entries), default=None))
+
+
+def _occurrence_at(record: EveryRecord, target: int, now: int) -> str:
+    """``resolve_every_occurrence(record, now).occurrence_at`` from the target
+    already parsed, without formatting the next target it would throw away."""
+    every_seconds: object = record["everySeconds"]
+    if not (
+        is_safe_integer(now)
+        and MIN_EPOCH_MS <= now <= MAX_EPOCH_MS
+        and type(every_seconds) is int
+        and 0 < every_seconds * 1000 <= MAX_SAFE_INTEGER
+    ):
+        return resolve_every_occurrence(record, now).occurrence_at  # its checks and errors
+    interval = every_seconds * 1000
+    return format_iso_ms(target + (int(now) - target) // interval * interval)
 
 
 def _target_ms(record: ScheduleRecord) -> int:

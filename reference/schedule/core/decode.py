@@ -15,7 +15,7 @@ from typing import Final
 
 from .errors import ScheduleLogError
 from .instants import has_canonical_iso_shape, parse_iso_ms
-from .js_semantics import MAX_SAFE_INTEGER, is_safe_integer, js_trim
+from .js_semantics import JS_WHITESPACE, MAX_SAFE_INTEGER, is_safe_integer, js_trim
 from .protocol import (
     MIN_EVERY_INTERVAL_SECONDS,
     AfterRecord,
@@ -59,10 +59,13 @@ def decode_schedule_change_instant(value: object) -> tuple[ScheduleChange, int |
     """:func:`decode_schedule_change`, plus the epoch ms of the instant the
     change carries (a create's ``scheduledAt``, an every dispatch's
     ``acceptedAt``; ``None`` otherwise), so a fold parses each instant once."""
-    if not isinstance(value, Mapping):
+    # type() fast paths: JSON-decoded payloads are plain dicts and ints.
+    if type(value) is not dict and not isinstance(value, Mapping):
         raise ScheduleLogError("schedule/change payload must be an object")
     version = value.get("version")
-    if not (is_safe_integer(version) and version == 1):
+    if not (type(version) is int and version == 1) and not (
+        is_safe_integer(version) and version == 1
+    ):
         raise ScheduleLogError("schedule/change version must be 1")
     keys = value.keys()
     operation = value.get("operation")
@@ -96,7 +99,9 @@ def decode_schedule_change_instant(value: object) -> tuple[ScheduleChange, int |
         if keys == _EVERY_DISPATCH_KEYS:
             schedule_id = decode_schedule_id(value["id"])
             accepted_at = value["acceptedAt"]
-            accepted_ms = decode_instant_ms(accepted_at)
+            accepted_ms = parse_iso_ms(accepted_at)  # the hot path of a long log
+            if accepted_ms is None:
+                accepted_ms = decode_instant_ms(accepted_at)  # raises the right message
             every: EveryDispatchChange = {
                 "version": 1,
                 "operation": "dispatch",
@@ -184,7 +189,7 @@ def decode_schedule_record_instant(value: object) -> tuple[ScheduleRecord, int]:
 
 def decode_schedule_id(value: object) -> str:
     """A schedule id: any non-empty string equal to its JavaScript trim (format not enforced)."""
-    if not isinstance(value, str) or value == "" or js_trim(value) != value:
+    if not isinstance(value, str) or value == "" or value.strip(JS_WHITESPACE) != value:
         raise ScheduleLogError(
             "schedule id must be a non-empty string without surrounding whitespace"
         )

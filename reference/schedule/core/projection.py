@@ -29,19 +29,22 @@ __all__ = ["ChangeEventWatch", "ScheduleProjection"]
 class ScheduleProjection:
     """The fold of ``events[seed_length:]``, advanced incrementally between reads."""
 
-    __slots__ = ("_cursor", "_seed", "_state", "refolds")
+    __slots__ = ("_cursor", "_seed", "_state", "reads", "refolds")
 
     def __init__(self) -> None:
         self._cursor = LogCursor()
         self._state: ScheduleFold | None = None
         self._seed = 0
-        #: How many reads had to fold from the start (a measure, for benchmarks and tests).
+        #: Reads so far, and how many of them folded from the start (measures,
+        #: for benchmarks and tests).
+        self.reads = 0
         self.refolds = 0
 
     def read(self, events: Sequence[object], seed_length: object = 0) -> ScheduleFold:
         """The fold of ``events[seed_length:]``; raises :class:`ScheduleLogError`
         exactly when :func:`fold_schedule_events` would. The returned state is
         owned by the projection: read it before the next call."""
+        self.reads += 1
         seed = check_seed_length(events, seed_length)
         state = self._state
         if state is None or seed != self._seed or not self._cursor.extends_read_prefix(events):
