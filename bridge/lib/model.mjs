@@ -3,6 +3,49 @@
 // turn completes) or tool calls; `thinkingMs` spends virtual time first.
 import { LlmAdapter, CallId } from '@deepseek-ai/dsh-llm'
 
+// What a step sent, recorded in O(1) amortised: the surface's node seqs are
+// mirrored into an array that is only ever appended to, so a step keeps just
+// (mirror, length). A surface edit other than an append (a compaction's
+// replace) starts a new mirror, copied once. The events are looked up when
+// the requests are serialised (toJSON), not at every step.
+class SentHistory {
+  constructor(mirror, length, session) {
+    this.mirror = mirror
+    this.length = length
+    this.session = session
+  }
+
+  toJSON() {
+    // The raw log is append-only: seqs recorded then name the same events now.
+    const events = this.session.events
+    return this.mirror.slice(0, this.length).map((seq) => events[seq])
+  }
+}
+
+function recordRequest(record) {
+  const { session } = record.agent
+  const events = session.events
+  const nodes = session.surface.nodes
+  let sent = record.sentSurface
+  if (sent === undefined || sent.session !== session || events.length < sent.synced) {
+    sent = { session, mirror: [...nodes], synced: events.length }
+  } else {
+    let replaced = false
+    for (let index = sent.synced; index < events.length; index++) {
+      const op = events[index].surfaceOp
+      if (op !== undefined && op !== 'append') replaced = true
+    }
+    if (replaced || nodes.length < sent.mirror.length) {
+      sent.mirror = [...nodes]
+    } else {
+      for (let index = sent.mirror.length; index < nodes.length; index++) sent.mirror.push(nodes[index])
+    }
+    sent.synced = events.length
+  }
+  record.sentSurface = sent
+  record.requests.push(new SentHistory(sent.mirror, nodes.length, session))
+}
+
 export class ScriptedAdapter extends LlmAdapter {
   constructor(host) {
     super()
@@ -14,7 +57,7 @@ export class ScriptedAdapter extends LlmAdapter {
     const record = this.host.agentForSession(options.sessionId)
     let reply = { text: 'ok' }
     if (record !== undefined) {
-      record.requests.push(record.historyEvents())
+      recordRequest(record)
       if (record.script.length > 0) reply = record.script.shift()
     }
     if (reply.thinkingMs > 0) {

@@ -1,19 +1,53 @@
-"""The benchmark script keeps working (figures are reported, never asserted)."""
+"""The benchmark command keeps working on tiny sizes (figures are reported, never asserted)."""
 
 from __future__ import annotations
 
+import os
 import pathlib
 import subprocess
 import sys
 
+import pytest
+
+from pytest_dsh.official import BridgeUnavailableError, locate_bridge, locate_node
+
 SCRIPT = pathlib.Path(__file__).parents[2] / "benchmarks" / "run.py"
+HEADERS = (
+    "| implementation | log events | create ms | list ms | delete ms |",
+    "| implementation | log events | fold wall s | fold CPU s | RSS with log MiB | peak RSS MiB |",
+    "| implementation | simulated days | dispatches |",
+)
 
 
-def test_benchmarks_run_in_quick_mode(tmp_path):
+def _run(*arguments: str, cwd: pathlib.Path) -> str:
     done = subprocess.run(
-        [sys.executable, str(SCRIPT), "--quick"],
-        capture_output=True, text=True, check=False, cwd=tmp_path,
+        [sys.executable, str(SCRIPT), "--quick", *arguments],
+        capture_output=True, text=True, check=False, cwd=cwd,
     )
     assert done.returncode == 0, done.stderr
-    assert "| benchmark | items | total s | per item µs | peak KiB |" in done.stdout
-    assert done.stdout.count("\n| ") == 5  # the header and four figures
+    for header in HEADERS:
+        assert header in done.stdout
+    return done.stdout
+
+
+def _rows(output: str, implementation: str) -> int:
+    return sum(1 for line in output.splitlines() if line.startswith(f"| {implementation} |"))
+
+
+def test_the_reference_benchmarks_run_in_quick_mode(tmp_path):
+    output = _run("--impl", "reference", cwd=tmp_path)
+    # two op-latency sizes, one cold fold, one simulated span
+    assert _rows(output, "reference") == 4
+    assert _rows(output, "official") == 0
+
+
+def test_both_builds_are_measured_in_one_run(tmp_path):
+    try:
+        locate_node(locate_bridge())
+    except BridgeUnavailableError as exc:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI must install the bridge (npm ci --prefix bridge): {exc}")
+        pytest.skip(str(exc))
+    output = _run(cwd=tmp_path)
+    assert _rows(output, "reference") == 4
+    assert _rows(output, "official") == 4
