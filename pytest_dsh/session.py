@@ -71,7 +71,7 @@ class EventsView(Sequence[SessionEvent]):
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, (tuple, list, EventsView)):
-            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
         return NotImplemented
 
     __hash__ = None  # type: ignore[assignment]

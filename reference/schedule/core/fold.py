@@ -107,8 +107,7 @@ class ScheduleFold:
                 return
             data = event_field(event, "data")
         change, instant_ms = decode_schedule_change_instant(data)
-        operation = change["operation"]
-        if operation == "create":
+        if change["operation"] == "create":
             record = change["schedule"]
             schedule_id = record["id"]
             if schedule_id in self._seen:
@@ -120,6 +119,7 @@ class ScheduleFold:
             self._records[schedule_id] = record
             self._targets[schedule_id] = instant_ms
             return
+        operation = change["operation"]
         schedule_id = change["id"]
         records = self._records
         if schedule_id not in records:

@@ -56,7 +56,6 @@ from .rendered_timestamps import parse_rendered_timestamp
 from .scheduling import LatestReading, latest_reading_time_ms, reading_due
 
 __all__ = [
-    "LatestReading",
     "CONTENT_MESSAGE",
     "FORMAT_MESSAGE",
     "INVARIANT_OWNER",
@@ -71,6 +70,7 @@ __all__ = [
     "SYSTEM_ZONE_MESSAGE",
     "TIMESTAMP_MESSAGE",
     "UNAVAILABLE",
+    "LatestReading",
     "TimeContextConfigError",
     "TimeContextInvariantError",
     "TimeContextSettings",

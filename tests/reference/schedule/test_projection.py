@@ -137,8 +137,8 @@ def test_the_invariant_checker_agrees_with_the_stateless_policy(source, noise):
         assert got == expected
         if expected[0] == "ok":
             log.append(candidate)
-        assert _outcome(lambda: checker.check_log(log, 0)) == _outcome(  # noqa: B023
-            lambda: check_schedule_log(log, 0)  # noqa: B023
+        assert _outcome(lambda: checker.check_log(log, 0)) == _outcome(
+            lambda: check_schedule_log(log, 0)
         )
 
 
