@@ -1,10 +1,15 @@
 // Cold fold of the official build: the same dispatch-heavy log as
 // benchmarks/run.py's every_log(N), folded once by the exported
 // foldScheduleEvents of @deepseek-ai/dsh-schedule (a black box: only called).
-// Prints one JSON line: wall and CPU seconds, RSS after building the log and peak RSS.
+// Prints one JSON line: wall and CPU seconds, peak RSS after building the log and after folding.
 import { createRequire } from 'node:module'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import path from 'node:path'
+import { readFileSync } from 'node:fs'
+
+// Peak RSS from /proc (VmHWM): resourceUsage().maxRSS survives fork and exec on
+// Linux, so it would report the parent's peak.
+const hwmKib = () => Number(/VmHWM:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))[1])
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const bridge = process.env.DSH_BRIDGE_DIR ?? path.join(here, '..', 'bridge')
@@ -37,7 +42,7 @@ function everyLog(size) {
 }
 
 const events = everyLog(Number(process.argv[2]))
-const logKib = process.resourceUsage().maxRSS
+const logKib = hwmKib()
 const cpu = process.cpuUsage()
 const began = process.hrtime.bigint()
 const folded = schedule.foldScheduleEvents(events)
@@ -47,6 +52,6 @@ console.log(JSON.stringify({
   wall,
   cpu: (used.user + used.system) / 1e6,
   log_kib: logKib,
-  peak_kib: process.resourceUsage().maxRSS,
+  peak_kib: hwmKib(),
   active: folded.active?.length ?? null,
 }))

@@ -116,18 +116,24 @@ def op_latency(impl: str, size: int, repeats: int) -> OpLatency:
 
 # -- cold fold ----------------------------------------------------------------------
 
+# Peak memory comes from /proc/self/status (VmHWM): getrusage's ru_maxrss
+# survives fork and exec on Linux, so a child would report its parent's peak.
 _PY_FOLD = """
-import json, resource, sys, time
+import json, re, sys, time
 sys.path.insert(0, {bench!r})
 from run import every_log
 from dsh_reference.schedule.core import fold_schedule_events
+
+def hwm_kib():
+    with open("/proc/self/status") as status:
+        return int(re.search(r"VmHWM:\\s+(\\d+)", status.read()).group(1))
+
 events = every_log({size})
-built = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+built = hwm_kib()
 wall, cpu = time.perf_counter(), time.process_time()
 folded = fold_schedule_events(events)
 wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-print(json.dumps({{"wall": wall, "cpu": cpu, "log_kib": built, "peak_kib": peak,
+print(json.dumps({{"wall": wall, "cpu": cpu, "log_kib": built, "peak_kib": hwm_kib(),
                   "active": len(folded.active)}}))
 """
 
