@@ -73,7 +73,8 @@ class _FileCheck:
             self.header(value)
             return
         if raw.number == 1:
-            self.report(1, "header.missing", 'line 1 must be the session header {"type": "session"}')
+            message = 'line 1 must be the session header {"type": "session"}'
+            self.report(1, "header.missing", message)
         self.event(raw.number, value)
 
     def _unreadable_line(self, number: int) -> None:

@@ -116,7 +116,7 @@ def _check_one(
     name = STDIN_NAME if path == "-" else path
     if path == "-":
         return _read(name, lambda: stdin, options, printer, close=False)
-    return _read(name, lambda: open(path, "rb"), options, printer, close=True)  # noqa: SIM115
+    return _read(name, lambda: open(path, "rb"), options, printer, close=True)
 
 
 def _read(
@@ -159,6 +159,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()
     except BrokenPipeError:
         # The reader went away (``dsh-log check big.jsonl | head``): stop quietly.
-        sys.stdout = None  # type: ignore[assignment]  # no flush at interpreter exit
+        sys.stdout = None  # no flush (and no second error) at interpreter exit
         return 2
     return status

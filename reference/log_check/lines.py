@@ -102,4 +102,5 @@ def parse_json_line(content: bytes) -> object:
     except json.JSONDecodeError as exc:
         raise NotJson("file.json", f"not JSON ({exc.msg} at column {exc.colno})") from None
     except RecursionError:
-        raise NotJson("file.nesting", "not checkable (JSON nested deeper than the parser allows)") from None
+        message = "not checkable (JSON nested deeper than the parser allows)"
+        raise NotJson("file.nesting", message) from None
