@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
+from dsh_reference.js_semantics import is_safe_integer
 from dsh_reference.schedule.core import ScheduleLogError
 from dsh_reference.time_context.core import TimeContextInvariantError
 
@@ -42,6 +43,7 @@ class _FileCheck:
         self.diagnostics = 0
         self.lines = 0
         self.events = 0  # event positions, unreadable event lines included
+        self.next_seq = 0  # one more than the previous event's seq: a gap is reported once
         self.seed: int | None = 0
         self.fold: ScheduleFoldStream | None = ScheduleFoldStream()
         self.readings = ReadingPlacement(official=options.official)
@@ -81,6 +83,7 @@ class _FileCheck:
         # Line 1 stands for the header; any later line for an event position.
         if number > 1:
             self.events += 1
+            self.next_seq += 1
 
     def header(self, header: Mapping[str, Any]) -> None:
         problem = check_header(header, official=self.options.official)
@@ -94,9 +97,11 @@ class _FileCheck:
     def event(self, number: int, event: Mapping[str, Any]) -> None:
         position = self.events
         self.events += 1
-        problem = check_event(event, position)
+        problem = check_event(event, self.next_seq)
         if problem is not None:
             self.report(number, *problem)
+        seq = event.get("seq")
+        self.next_seq = int(seq) + 1 if is_safe_integer(seq) else self.next_seq + 1
         owned = position >= (self.seed or 0)
         if self.fold is not None and owned:
             try:

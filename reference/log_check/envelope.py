@@ -4,7 +4,8 @@ DSH stores a session as JSON Lines: a header ``{"type": "session", ...}``, then
 one event ``{type, seq, time, data}`` per line, with ``ignorable`` (always
 ``true`` when present) on any event and ``surfaceOp`` / ``sourceEventSeqs`` only
 on the message events (``user/message``, ``assistant/message``,
-``tool/result``). ``seq`` is the event's 0-based position, ``time`` the append
+``tool/result``). ``seq`` counts events from 0 without gaps (checked against one
+more than the previous event's seq, so a gap is one problem), ``time`` the append
 time in non-negative epoch milliseconds; ``data`` may be any JSON value.
 
 Each check returns the first violated rule of one line as ``(rule, message)``,
@@ -78,7 +79,7 @@ def check_header(header: Mapping[str, object], *, official: bool) -> Problem | N
 
 
 def check_event(event: Mapping[str, object], expected_seq: int) -> Problem | None:
-    """The first envelope problem of an event expected at position ``expected_seq``."""
+    """The first envelope problem of an event whose seq should be ``expected_seq``."""
     missing = [name for name in _EVENT_FIELDS if name not in event]
     if missing:
         return "envelope.missing", (
@@ -94,7 +95,9 @@ def check_event(event: Mapping[str, object], expected_seq: int) -> Problem | Non
     if not is_safe_integer(seq):
         return "envelope.seq", f"event seq must be a safe integer, got {to_js_json(seq)}"
     if seq != expected_seq:
-        return "envelope.seq", f"event seq is {int(seq)}, expected {expected_seq} (its position)"
+        return "envelope.seq", (
+            f"event seq is {int(seq)}, expected {expected_seq} (seqs count events from 0)"
+        )
     if not _non_negative(event["time"]):
         return "envelope.time", "event time must be non-negative epoch milliseconds"
     if "ignorable" in event and event["ignorable"] is not True:

@@ -28,7 +28,7 @@ def test_json_lines_name_each_diagnostic_then_the_file(tmp_path, capsys, kit):
         {"kind": "diagnostic", "path": str(bad), "line": 2, "rule": "dsh-schedule",
          "message": "schedule/change version must be 1"},
         {"kind": "diagnostic", "path": str(bad), "line": 3, "rule": "envelope.seq",
-         "message": "event seq is 3, expected 1 (its position)"},
+         "message": "event seq is 3, expected 1 (seqs count events from 0)"},
         {"kind": "file", "path": str(bad), "verdict": "invalid", "lines": 3, "events": 2,
          "diagnostics": 2},
         {"kind": "file", "path": str(good), "verdict": "valid", "lines": 1, "events": 0,

@@ -70,7 +70,7 @@ def test_the_official_flag_requires_the_official_header_fields(tmp_path, capsys,
         ({"type": "tool/result", "surfaceOp": {"op": "replace", "start": 0, "end": 1}}, None),
         ({"seq": "0"}, 'envelope.seq: event seq must be a safe integer, got "0"'),
         ({"seq": True}, "envelope.seq: event seq must be a safe integer, got true"),
-        ({"seq": 1}, "envelope.seq: event seq is 1, expected 0 (its position)"),
+        ({"seq": 1}, "envelope.seq: event seq is 1, expected 0 (seqs count events from 0)"),
         ({"type": 3}, "envelope.type: event type must be a non-empty string"),
         ({"type": ""}, "envelope.type: event type must be a non-empty string"),
         ({"time": "2026-01-01"},
@@ -101,14 +101,24 @@ def test_missing_fields_are_listed(tmp_path, capsys, kit):
         "envelope.missing: event must have type, seq, time and data; missing time, data"]
 
 
-def test_a_seq_gap_is_reported_once_and_later_events_follow_their_own_positions(
-    tmp_path, capsys, kit
+@pytest.mark.parametrize(
+    ("seqs", "expected"),
+    [
+        ((0, 1, 3, 4, 5), ["4: event seq is 3, expected 2"]),  # a lost event: one problem
+        ((0, 1, 3, 3, 4), ["4: event seq is 3, expected 2", "5: event seq is 3, expected 4"]),
+        ((0, "x", 2, 3), ['3: event seq must be a safe integer, got "x"']),
+        ((1, 2), ["2: event seq is 1, expected 0"]),
+    ],
+)
+def test_a_seq_gap_is_one_problem_and_later_events_follow_the_seq_read(
+    tmp_path, capsys, kit, seqs, expected
 ):
-    events = [kit.event(seq, None, "custom/x") for seq in (0, 1, 3, 3, 4)]
+    events = [kit.event(seq, None, "custom/x") for seq in seqs]
     path = kit.write_log(tmp_path / "e.jsonl", *events)
     main(["check", str(path)])
-    assert capsys.readouterr().out.splitlines() == [
-        f"{path}:4: envelope.seq: event seq is 3, expected 2 (its position)",
+    assert [line.removesuffix(" (seqs count events from 0)")
+            for line in capsys.readouterr().out.splitlines()] == [
+        f"{path}:{line.replace(': ', ': envelope.seq: ', 1)}" for line in expected
     ]
 
 

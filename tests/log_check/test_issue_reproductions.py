@@ -102,7 +102,7 @@ def test_dash_reads_stdin(tmp_path):
     assert _run("-", stdin=good).stdout == b"<stdin>: ok\n"
     bad = _run("-", stdin=HEADER + _event(5, b"null"))
     assert (bad.returncode, bad.stdout) == (
-        1, b"<stdin>:2: envelope.seq: event seq is 5, expected 0 (its position)\n")
+        1, b"<stdin>:2: envelope.seq: event seq is 5, expected 0 (seqs count events from 0)\n")
 
 
 def test_no_traceback_for_any_of_them_through_the_console_script(tmp_path):
