@@ -1,6 +1,7 @@
 """Behaviours a mutation run of the reference showed the suite did not yet pin
 (docs/conformance-power.md): the invariant companion's reading of a rendered
-timestamp on any calendar day and clock time, and offsets that carry seconds."""
+timestamp on any calendar day and clock time, offsets that carry seconds, and
+the diagnostic for a timeZone that is not a string."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from dsh_conformance.time_context.readings import (
     run_turn,
     step_one_text,
 )
+from pytest_dsh import PluginLoadError
 from pytest_dsh.contract import AppendRejectedError
 
 TURN = ("turn/start", {"turn": 1, "trigger": {"kind": "message", "source": {"kind": "user"}}})
@@ -77,3 +79,13 @@ def test_an_offset_with_seconds_is_printed_with_its_seconds(dsh_host_factory):
     run_turn(host, agent)
     timestamp = parse_reading(reading_texts(agent.events())[0])["timestamp"]
     assert timestamp == "1900-01-01T08:05:43+08:05:43[Asia/Shanghai]"
+
+
+# Pins an official detail: the diagnostic quotes the configured value as JSON,
+# whatever its type (the README only says an invalid zone fails the load).
+@pytest.mark.dsh_requires("time-context")
+@pytest.mark.spec("TC-011")
+def test_a_list_given_as_time_zone_fails_the_load_quoting_it_as_json(dsh_host):
+    with pytest.raises(PluginLoadError) as caught:
+        dsh_host.load_plugin("time-context", {"timeZone": ["Not/A_Real_Zone"]})
+    assert caught.value.message == 'time-context: invalid IANA timeZone ["Not/A_Real_Zone"]'
