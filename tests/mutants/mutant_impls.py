@@ -1,89 +1,677 @@
 """Deliberately wrong implementations: the reference with one behaviour broken.
 
-Each ``MUTANTS`` entry patches one function of the reference *in the process
-that imports this module* and exposes an implementation object. The test
-module runs the conformance suite against each in a separate pytest process
-and requires it to fail: a suite that passes a wrong implementation is not
-testing that behaviour.
+Each :data:`MUTANTS` entry is a small, realistic bug a plugin author could
+make, built by wrapping or replacing one function of the reference *in the
+process that imports this module* (the reference files are never edited). It
+names the conformance module that must fail it and a test id expected among the
+failures. ``test_suite_catches_mutants.py`` runs that module against each
+mutant in a separate pytest process (``DSH_MUTANT=<name>``), so patches never
+leak between mutants.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import Any
 
 import dsh_reference.schedule.core.at_selector as at_selector
+import dsh_reference.schedule.core.decision as decision
+import dsh_reference.schedule.core.fold as fold
+import dsh_reference.schedule.core.records as records
+import dsh_reference.schedule.core.tool_arguments as tool_arguments
 import dsh_reference.schedule.owner as owner
+import dsh_reference.schedule.plugin as schedule_plugin
 import dsh_reference.schedule.tools as tools
+import dsh_reference.time_context.core.baselines as baselines
+import dsh_reference.time_context.core.config as tc_config
+import dsh_reference.time_context.core.formatting as formatting
+import dsh_reference.time_context.core.invariant as tc_invariant
 import dsh_reference.time_context.core.preparation as preparation
+import dsh_reference.time_context.core.reading as reading
+import dsh_reference.time_context.core.scheduling as scheduling
+import dsh_reference.time_context.plugin as tc_plugin
 from dsh_reference.implementation import IMPLEMENTATION as REFERENCE
-
-_original_reading_due = preparation.reading_due
-_original_elapsed_text = preparation.elapsed_text
-_original_due_decision = owner.due_decision
-
-
-def _exclusive_boundary(now_ms: int, last_ms: int | None, interval_ms: int) -> bool:
-    if last_ms is not None and interval_ms > 0 and now_ms - last_ms == interval_ms:
-        return False
-    return _original_reading_due(now_ms, last_ms, interval_ms)
+from dsh_reference.schedule.core import (
+    NOT_FUTURE,
+    TIME_OUT_OF_RANGE,
+    FoldedSchedule,
+    ScheduleInputError,
+)
+from dsh_reference.schedule.core.instants import format_iso_ms
+from pytest_dsh.contract import hookimpl
 
 
-def _no_clamp(*args: Any, **kwargs: Any) -> str:
-    # Pretend the wall clock never moves backwards: elapsed is measured from the
-    # absolute difference.
-    text = _original_elapsed_text(*args, **kwargs)
-    return text if text != "0s" else "1s"
+@dataclass(frozen=True)
+class Mutant:
+    """One broken behaviour, the conformance module that owns it and a test that must fail."""
+
+    description: str
+    module: str
+    expected_failure: str
+    apply: Callable[[], None]
 
 
-async def _optimistic_checkpoint(services: Any, session: Any) -> bool:
-    return True
+def _patch(target: Any, name: str, make: Callable[[Any], Any]) -> Callable[[], None]:
+    """Replace ``target.name`` by ``make(original)`` when the mutant is applied."""
+
+    def apply() -> None:
+        setattr(target, name, make(getattr(target, name)))
+
+    return apply
 
 
-def _fires_a_minute_early(folded: Any, now: int) -> Any:
-    return _original_due_decision(folded, now + 60_000)
+# -- time-context ----------------------------------------------------------------------
 
 
-def _ascii_json(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"))
+def _exclusive_boundary(original: Any) -> Any:
+    def reading_due(now_ms: int, last_ms: int | None, interval_ms: int) -> bool:
+        if last_ms is not None and interval_ms > 0 and now_ms - last_ms == interval_ms:
+            return False
+        return original(now_ms, last_ms, interval_ms)
+
+    return reading_due
 
 
-def _untrusting_framing(record: Any) -> str:
-    return owner_framing(record).replace("untrusted reminder content", "reminder content")
+def _rollback_suppresses(original: Any) -> Any:
+    def reading_due(now_ms: int, last_ms: int | None, interval_ms: int) -> bool:
+        if interval_ms and last_ms is not None:
+            return now_ms - last_ms >= interval_ms
+        return original(now_ms, last_ms, interval_ms)
+
+    return reading_due
 
 
-owner_framing = owner.render_reminder_framing
-_original_resolve = at_selector.resolve_local_instant
+def _any_plugin_source(original: Any) -> Any:
+    def is_reading(event: Any) -> bool:
+        data = event.get("data")
+        source = data.get("source") if isinstance(data, dict) else None
+        return event.get("type") == "user/message" and isinstance(source, dict) and (
+            source.get("kind") == "plugin"
+        )
+
+    return is_reading
 
 
-def _later_overlap_instant(fields: Any, zone_key: str) -> int:
+def _shadowed_readings_forgotten(original: Any) -> Any:
+    def latest_reading_time_ms(events: Any) -> int | None:
+        shadowed = {seq for event in events for seq in event.get("sourceEventSeqs", ())}
+        return original([event for event in events if event.get("seq") not in shadowed])
+
+    return latest_reading_time_ms
+
+
+def _no_clamp(original: Any) -> Any:
+    # Pretend the wall clock never moves backwards.
+    def elapsed_text(*args: Any, **kwargs: Any) -> str:
+        text = original(*args, **kwargs)
+        return text if text != "0s" else "1s"
+
+    return elapsed_text
+
+
+def _later_step_crosses_turns(original: Any) -> Any:
+    def same_turn_reading_time_ms(events: Any, turn: int) -> int | None:
+        for event in reversed(events):
+            if reading.is_reading(event):
+                return int(event["time"])
+        return None
+
+    return same_turn_reading_time_ms
+
+
+def _rounds_to_nearest_second(original: Any) -> Any:
+    def format_timestamp(epoch_ms: int, zone: Any, label: str) -> str:
+        return original(epoch_ms + 500, zone, label)
+
+    return format_timestamp
+
+
+def _zero_offset_as_z(original: Any) -> Any:
+    def format_offset(offset_seconds: int) -> str:
+        return "Z" if offset_seconds == 0 else original(offset_seconds)
+
+    return format_offset
+
+
+def _offset_seconds_dropped(original: Any) -> Any:
+    def format_offset(offset_seconds: int) -> str:
+        return original(offset_seconds)[:6]
+
+    return format_offset
+
+
+def _zero_seconds_dropped(original: Any) -> Any:
+    def format_duration(elapsed_ms: int) -> str:
+        text = original(elapsed_ms)
+        return text[: -len(" 0s")] if text.endswith(" 0s") else text
+
+    return format_duration
+
+
+def _misnamed_source(original: Any) -> Any:
+    def reading_message(text: str) -> dict[str, Any]:
+        message = original(text)
+        message["source"] = {"kind": "plugin", "plugin": "time_context"}
+        return message
+
+    return reading_message
+
+
+@hookimpl(tryfirst=True)
+def _reads_aborted_steps(self: Any, agent: Any, turn: int, step: int, signal: Any) -> None:
+    text = tc_plugin.prepare_reading(
+        agent.session.events, now_ms=self._clock.now_ms(), turn=turn, step=step,
+        settings=self.settings,
+    )
+    if text is not None:
+        agent.inject(tc_plugin.reading_message(text))
+
+
+def _zone_checked_first(original: Any) -> Any:
+    def parse_config(config: Any, *, process_zone: Any) -> Any:
+        zone = config.get("timeZone")
+        if zone is not None:
+            tc_config.validate_time_zone(zone)
+        return original(config, process_zone=process_zone)
+
+    return parse_config
+
+
+def _accepts_future_timestamps(original: Any) -> Any:
+    def parse_rendered_timestamp(text: str) -> int | None:
+        return None if original(text) is None else -(2**53) + 1
+
+    return parse_rendered_timestamp
+
+
+def _skips_registration_scan(original: Any) -> Any:
+    def check_log(events: Any, *, seed_length: int = 0) -> None:
+        return None
+
+    return check_log
+
+
+# -- schedule --------------------------------------------------------------------------
+
+
+def _optimistic_checkpoint(original: Any) -> Any:
+    async def checkpoint(services: Any, session: Any) -> bool:
+        return True
+
+    return checkpoint
+
+
+def _fires_a_minute_early(original: Any) -> Any:
+    def due_decision(folded: Any, now: int) -> Any:
+        return original(folded, now + 60_000)
+
+    return due_decision
+
+
+def _ascii_json(original: Any) -> Any:
+    return lambda value: json.dumps(value, separators=(",", ":"))
+
+
+def _untrusting_framing(original: Any) -> Any:
+    return lambda record: original(record).replace(
+        "untrusted reminder content", "reminder content"
+    )
+
+
+def _trailing_newline(original: Any) -> Any:
+    return lambda record: original(record) + "\n"
+
+
+def _batch_reversed(original: Any) -> Any:
+    return lambda reminders: original(list(reversed(reminders)))
+
+
+def _later_overlap_instant(original: Any) -> Any:
     from dsh_reference.schedule.core.local_instants import zone_offset_ms
     from pytest_dsh.tzdb import pinned_zone
 
-    earlier = _original_resolve(fields, zone_key)
-    zone = pinned_zone(zone_key)
-    local = earlier + zone_offset_ms(zone, earlier)
-    for later in (earlier + 3_600_000, earlier + 1_800_000):
-        if later + zone_offset_ms(zone, later) == local:
-            return later
-    return earlier
+    def resolve_local_instant(fields: Any, zone_key: str) -> int:
+        earlier = original(fields, zone_key)
+        zone = pinned_zone(zone_key)
+        local = earlier + zone_offset_ms(zone, earlier)
+        for later in (earlier + 3_600_000, earlier + 1_800_000):
+            if later + zone_offset_ms(zone, later) == local:
+                return later
+        return earlier
 
-MUTANTS = {
-    "interval-boundary-exclusive": lambda: setattr(
-        preparation, "reading_due", _exclusive_boundary
-    ),
-    "elapsed-never-clamped-to-zero": lambda: setattr(preparation, "elapsed_text", _no_clamp),
-    "flush-failures-ignored": lambda: setattr(tools, "checkpoint", _optimistic_checkpoint),
-    "reminders-fire-early": lambda: setattr(owner, "due_decision", _fires_a_minute_early),
-    "tool-results-ascii-escaped": lambda: setattr(tools, "render_tool_value", _ascii_json),
-    "overlap-resolves-to-the-later-instant": lambda: setattr(
-        at_selector, "resolve_local_instant", _later_overlap_instant
-    ),
-    "framing-drops-untrusted": lambda: setattr(
-        owner, "render_reminder_framing", _untrusting_framing
-    ),
+    return resolve_local_instant
+
+
+def _gap_shifted_forward(original: Any) -> Any:
+    # What a naive "compatible" disambiguation does: a skipped wall time moves
+    # forward by the gap instead of being rejected.
+    def resolve_local_instant(fields: Any, zone_key: str) -> int:
+        try:
+            return original(fields, zone_key)
+        except ScheduleInputError as exc:
+            if exc.code != "invalid_rule":
+                raise
+            shifted = replace(fields, hour=fields.hour + 1) if fields.hour < 23 else fields
+            return original(shifted, zone_key) - 3_600_000
+
+    return resolve_local_instant
+
+
+def _not_future_as_out_of_range(original: Any) -> Any:
+    def future_instant(epoch_ms: object, now: object) -> str:
+        try:
+            return original(epoch_ms, now)
+        except ScheduleInputError as exc:
+            if exc.code == NOT_FUTURE:
+                raise ScheduleInputError(TIME_OUT_OF_RANGE, exc.message) from None
+            raise
+
+    return future_instant
+
+
+def _now_counts_as_future(original: Any) -> Any:
+    def future_instant(epoch_ms: object, now: object) -> str:
+        if epoch_ms == now and isinstance(now, int):
+            return original(epoch_ms, now - 1)
+        return original(epoch_ms, now)
+
+    return future_instant
+
+
+def _five_minutes_rejected(original: Any) -> Any:
+    def checked_every_seconds(every_seconds: object) -> int:
+        if every_seconds == 300:
+            raise ScheduleInputError("frequency_too_high", "every_seconds must be above 300.")
+        return original(every_seconds)
+
+    return checked_every_seconds
+
+
+def _reanchored_at_dispatch(original: Any) -> Any:
+    # The next target counted from the acceptance time, not the creation anchor.
+    def resolve_every_occurrence(record: Any, accepted_at_ms: int) -> Any:
+        result = original(record, accepted_at_ms)
+        if result.next_scheduled_at is None:
+            return result
+        next_ms = accepted_at_ms + record["everySeconds"] * 1000
+        return replace(result, next_scheduled_at=format_iso_ms(next_ms))
+
+    return resolve_every_occurrence
+
+
+def _replays_the_first_missed(original: Any) -> Any:
+    def resolve_every_occurrence(record: Any, accepted_at_ms: int) -> Any:
+        result = original(record, accepted_at_ms)
+        return replace(result, occurrence_at=record["scheduledAt"])
+
+    return resolve_every_occurrence
+
+
+def _sorted_by_target(original: Any) -> Any:
+    def fold_schedule_events(events: Any, seed_length: object = 0) -> FoldedSchedule:
+        folded = original(events, seed_length)
+        active = tuple(sorted(folded.active, key=lambda record: record["scheduledAt"]))
+        return FoldedSchedule(active=active, seen_ids=folded.seen_ids)
+
+    return fold_schedule_events
+
+
+def _ignores_fork_boundary(original: Any) -> Any:
+    def fold_schedule_events(events: Any, seed_length: object = 0) -> FoldedSchedule:
+        return original(events, 0)
+
+    return fold_schedule_events
+
+
+def _ids_from_active_count(original: Any) -> Any:
+    return lambda folded: f"schedule-{len(folded.active) + 1}"
+
+
+def _trims_delete_ids(original: Any) -> Any:
+    return lambda schedule_id: original(
+        schedule_id.strip() if isinstance(schedule_id, str) else schedule_id
+    )
+
+
+def _always_deleted(original: Any) -> Any:
+    return lambda schedule_id, *, deleted: original(schedule_id, deleted=True)
+
+
+def _corrupt_as_internal(original: Any) -> Any:
+    return tools.internal_error_result
+
+
+def _uncertain_without_id(original: Any) -> Any:
+    return lambda operation, schedule_id=None: original(operation)
+
+
+async def _list_ignores_abort(self: Any, arguments: Any, call: Any) -> Any:
+    if call.agent is not self._agent:
+        return tools.internal_error_result()
+    async with self._queue:
+        if not await tools.checkpoint(self._services, self._agent.session):
+            return tools.persistence_uncertain_result("list")
+        folded = self._fold()
+        now = self._services.clock.now_ms()
+        return [tools.schedule_view(record, now) for record in folded.active]
+
+
+async def _list_without_preflight(self: Any, arguments: Any, call: Any) -> Any:
+    if call.agent is not self._agent:
+        return tools.internal_error_result()
+    async with self._queue:
+        try:
+            folded = self._fold()
+        except tools._CorruptLog:
+            return tools.corrupt_log_result()
+        now = self._services.clock.now_ms()
+        return [tools.schedule_view(record, now) for record in folded.active]
+
+
+def _delete_without_barrier(original: Any) -> Any:
+    seen_lengths: dict[int, int] = {}
+
+    async def checkpoint(services: Any, session: Any) -> bool:
+        events = session.events
+        previous = seen_lengths.get(id(session))
+        seen_lengths[id(session)] = len(events)
+        last = events[-1] if events else None
+        if (
+            previous is not None and previous != len(events) and last is not None
+            and last["type"] == "schedule/change" and last["data"].get("operation") == "delete"
+        ):
+            return True
+        return await original(services, session)
+
+    return checkpoint
+
+
+async def _dispatch_before_followup(self: Any) -> bool:
+    if not self._runnable:
+        return False
+    folded = self._fold()
+    if folded is None:
+        return False
+    due = self._decide(folded, self._services.clock.now_ms())
+    if due is None or isinstance(due, owner.Wait):
+        if due is not None:
+            self._arm(due.target_ms)
+        return False
+    for change in owner._dispatch_changes(due):
+        self._agent.session.append(owner.SCHEDULE_CHANGE_EVENT_TYPE, change)
+    try:
+        if isinstance(due, owner.OneShotDue):
+            text = owner.render_reminder_framing(due.record)
+        else:
+            text = owner.render_every_batch_framing(due.reminders)
+        self._agent.followup({"content": [{"type": "text", "text": text}], "source": owner._SOURCE})
+    except Exception:
+        return False
+    return True
+
+
+def _timer_wake_trusted() -> None:
+    # After a timer wake the owner treats the armed target as reached, instead
+    # of rereading the wall clock (which may have been stepped back).
+    state: dict[str, Any] = {"target": None, "woke": False}
+    arm, on_timer, decide = owner.LiveOwner._arm, owner.LiveOwner._on_timer, owner.due_decision
+
+    def armed(self: Any, target_ms: int | None) -> None:
+        state.update(target=target_ms, woke=False)
+        arm(self, target_ms)
+
+    def woke(self: Any) -> None:
+        state["woke"] = True
+        on_timer(self)
+
+    def due_decision(folded: Any, now: int) -> Any:
+        if state["woke"] and state["target"] is not None:
+            now = max(now, state["target"])
+        return decide(folded, now)
+
+    owner.LiveOwner._arm = armed  # type: ignore[method-assign]
+    owner.LiveOwner._on_timer = woke  # type: ignore[method-assign]
+    owner.due_decision = due_decision
+
+
+@hookimpl
+def _installs_on_children(self: Any, agent: Any) -> None:
+    if self._stopping or agent.id in self._installed:
+        return
+    queue = schedule_plugin.AgentQueue()
+    live = schedule_plugin.LiveOwner(agent, self._services, queue)
+    dispose_tools = schedule_plugin.register_schedule_tools(
+        agent, self._services, queue, live.request_drive
+    )
+    stop_status = agent.on_status(live.on_status)
+    self._installed[agent.id] = schedule_plugin._Installed(live, dispose_tools, stop_status)
+    live.start()
+
+
+def _skips_candidates(original: Any) -> Any:
+    return lambda events, candidate, seed_length=None: None
+
+
+def _invariant_ignores_fork() -> None:
+    log, candidate = schedule_plugin.check_schedule_log, schedule_plugin.check_candidate_event
+    schedule_plugin.check_schedule_log = lambda events, seed_length=None: log(events, 0)
+    schedule_plugin.check_candidate_event = (
+        lambda events, event, seed_length=None: candidate(events, event, 0)
+    )
+
+
+def _set(target: Any, name: str, value: Any) -> Callable[[], None]:
+    return lambda: setattr(target, name, value)
+
+
+TC_CONFIG = "dsh_conformance.time_context.test_configuration"
+TC_TIMING = "dsh_conformance.time_context.test_timing_semantics"
+TC_MODEL = "dsh_conformance.time_context.test_model_experience"
+TC_LIMITS = "dsh_conformance.time_context.test_known_limitations"
+TC_INVARIANT = "dsh_conformance.time_context.test_invariant"
+TC_SURVIVORS = "dsh_conformance.time_context.test_mutation_survivors"
+S_ABSOLUTE = "dsh_conformance.schedule.test_absolute_time_input"
+S_COMPOSITION = "dsh_conformance.schedule.test_composition"
+S_DELIVERY = "dsh_conformance.schedule.test_delivery_lifecycle"
+S_DURABLE = "dsh_conformance.schedule.test_durable_state"
+S_INVARIANT = "dsh_conformance.schedule.test_invariant"
+S_LIMITS = "dsh_conformance.schedule.test_known_limitations"
+S_TOOLS = "dsh_conformance.schedule.test_management_tools"
+S_MODEL = "dsh_conformance.schedule.test_model_experience"
+
+MUTANTS: dict[str, Mutant] = {
+    # time-context: interval scheduling
+    "interval-boundary-exclusive": Mutant(
+        "exactly refreshIntervalMs after the last reading is suppressed", TC_CONFIG,
+        "test_a_positive_interval_appends_once_at_least_that_many_ms_passed[1000-True]",
+        _patch(preparation, "reading_due", _exclusive_boundary)),
+    "interval-ignores-clock-rollback": Mutant(
+        "a wall clock stepped back before the last reading suppresses the attempt", TC_CONFIG,
+        "test_a_positive_interval_appends_when_the_wall_clock_moved_backwards",
+        _patch(preparation, "reading_due", _rollback_suppresses)),
+    "interval-counts-any-plugin-message": Mutant(
+        "any plugin-sourced user message counts as the last reading", TC_TIMING,
+        "test_only_readings_with_the_plugin_source_schedule",
+        _patch(scheduling, "is_reading", _any_plugin_source)),
+    "interval-forgets-compacted-readings": Mutant(
+        "a reading shadowed by compaction no longer schedules the next", TC_TIMING,
+        "test_a_reading_shadowed_by_compaction_still_schedules_the_next",
+        _patch(preparation, "latest_reading_time_ms", _shadowed_readings_forgotten)),
+    # time-context: elapsed time and labels
+    "elapsed-never-clamped-to-zero": Mutant(
+        "a zero elapsed time reads 1s", TC_TIMING,
+        "test_step_one_measures_from_the_prompt_that_opened_the_turn",
+        _patch(preparation, "elapsed_text", _no_clamp)),
+    "later-step-crosses-turns": Mutant(
+        "a later step measures from a reading of an earlier turn", TC_TIMING,
+        "test_a_later_step_whose_earlier_steps_were_suppressed_is_unavailable",
+        _patch(baselines, "same_turn_reading_time_ms", _later_step_crosses_turns)),
+    "later-steps-use-the-step-one-label": Mutant(
+        "every step says 'model-visible message'", TC_MODEL,
+        "test_later_step_readings_are_exactly_the_two_documented_lines",
+        _set(reading, "baseline_label", lambda step: reading.STEP_ONE_LABEL)),
+    # time-context: formatting
+    "timestamp-rounds-to-nearest-second": Mutant(
+        "sub-second instants round instead of flooring", TC_LIMITS,
+        "test_timestamps_omit_sub_second_precision_while_event_times_keep_it",
+        _patch(preparation, "format_timestamp", _rounds_to_nearest_second)),
+    "zero-offset-printed-as-z": Mutant(
+        "a zero offset prints Z instead of +00:00", TC_MODEL,
+        "test_timestamps_are_iso_shaped_local_times_with_offset_and_zone[1767225600000-UTC-",
+        _patch(formatting, "format_offset", _zero_offset_as_z)),
+    "offset-seconds-dropped": Mutant(
+        "a local-mean-time offset loses its seconds", TC_SURVIVORS,
+        "test_an_offset_with_seconds_is_printed_with_its_seconds",
+        _patch(formatting, "format_offset", _offset_seconds_dropped)),
+    "duration-drops-zero-seconds": Mutant(
+        "1m 0s is printed as 1m", TC_MODEL,
+        "test_durations_use_compact_whole_second_units",
+        _patch(baselines, "format_duration", _zero_seconds_dropped)),
+    # time-context: runtime, configuration, companion
+    "aborted-step-still-gets-a-reading": Mutant(
+        "the listener ignores an already aborted signal", TC_CONFIG,
+        "test_a_step_whose_signal_is_already_aborted_gets_no_reading",
+        _set(tc_plugin.TimeContextPlugin, "dsh_pre_step", _reads_aborted_steps)),
+    "reading-source-misnamed": Mutant(
+        "readings carry plugin 'time_context'", TC_TIMING,
+        "test_the_reading_is_one_text_block_with_exactly_the_plugin_source",
+        _patch(tc_plugin, "reading_message", _misnamed_source)),
+    "zone-checked-before-interval": Mutant(
+        "an invalid timeZone is reported before an invalid refreshIntervalMs", TC_CONFIG,
+        "test_the_refresh_interval_is_checked_before_the_zone",
+        _patch(tc_plugin, "parse_config", _zone_checked_first)),
+    "invariant-accepts-postdated-timestamp": Mutant(
+        "the companion accepts a rendered timestamp later than its event", TC_INVARIANT,
+        "test_a_malformed_or_misplaced_reading_is_rejected",
+        _patch(tc_invariant, "parse_rendered_timestamp", _accepts_future_timestamps)),
+    "invariant-skips-registration-scan": Mutant(
+        "the companion checks only new appends, not readings already logged", TC_INVARIANT,
+        "test_registration_checks_readings_already_in_live_sessions",
+        _patch(tc_plugin, "check_log", _skips_registration_scan)),
+    # schedule: error codes and input rules
+    "not-future-reported-as-out-of-range": Mutant(
+        "a past target answers time_out_of_range", S_ABSOLUTE,
+        "test_non_future_targets_are_rejected",
+        _patch(records, "future_instant", _not_future_as_out_of_range)),
+    "now-counts-as-future": Mutant(
+        "a target equal to now is accepted", S_ABSOLUTE,
+        "test_local_time_equal_to_now_is_not_future",
+        _patch(records, "future_instant", _now_counts_as_future)),
+    "five-minute-interval-rejected": Mutant(
+        "every_seconds 300 answers frequency_too_high", S_TOOLS,
+        "test_version_one_accepts_positive_delays_and_intervals_of_five_minutes_or_more",
+        _patch(tool_arguments, "checked_every_seconds", _five_minutes_rejected)),
+    "corrupt-log-reported-as-internal-error": Mutant(
+        "a corrupt log answers internal_error", S_DURABLE,
+        "test_list_over_a_corrupt_log_reports_corrupt_schedule_log",
+        _patch(tools, "corrupt_log_result", _corrupt_as_internal)),
+    "uncertain-result-omits-the-id": Mutant(
+        "persistence_uncertain never names the written id", S_COMPOSITION,
+        "test_create_barrier_failure_reports_the_allocated_id_and_keeps_the_create",
+        _patch(tools, "persistence_uncertain_result", _uncertain_without_id)),
+    "tool-results-ascii-escaped": Mutant(
+        "tool values escape non-ASCII", S_MODEL,
+        "test_model_issued_calls_return_canonical_json_through_the_transcript",
+        _patch(tools, "render_tool_value", _ascii_json)),
+    # schedule: local times and DST
+    "overlap-resolves-to-the-later-instant": Mutant(
+        "a repeated local time takes its second instant", "dsh_conformance.dst",
+        "test_dst_table_zone[America/New_York]",
+        _patch(at_selector, "resolve_local_instant", _later_overlap_instant)),
+    "gap-shifted-forward": Mutant(
+        "a skipped local time moves forward instead of being rejected", S_ABSOLUTE,
+        "test_local_time_inside_a_dst_gap_is_rejected",
+        _patch(at_selector, "resolve_local_instant", _gap_shifted_forward)),
+    # schedule: fixed-rate arithmetic
+    "every-reanchored-at-dispatch": Mutant(
+        "the next target counts from acceptedAt, not the creation anchor", S_DURABLE,
+        "test_replay_advances_every_record_to_the_first_aligned_target_after_accepted_at",
+        _patch(fold, "resolve_every_occurrence", _reanchored_at_dispatch)),
+    "every-delivers-the-first-missed-occurrence": Mutant(
+        "a late batch delivers the oldest missed occurrence, not the latest", S_DELIVERY,
+        "test_a_forward_jump_dispatches_one_batch_with_each_latest_occurrence",
+        _patch(decision, "resolve_every_occurrence", _replays_the_first_missed)),
+    # schedule: checkpoints and flush ordering
+    "flush-failures-ignored": Mutant(
+        "tool checkpoints always succeed", S_COMPOSITION,
+        "test_failed_preflight_returns_persistence_uncertain[schedule_list",
+        _patch(tools, "checkpoint", _optimistic_checkpoint)),
+    "aborted-list-still-answers": Mutant(
+        "schedule_list ignores an aborted signal", S_TOOLS,
+        "test_an_aborted_call_is_an_internal_error_and_changes_nothing[schedule_list]",
+        _set(tools._Handlers, "list", _list_ignores_abort)),
+    "list-skips-the-preflight": Mutant(
+        "schedule_list folds without flushing first", S_COMPOSITION,
+        "test_every_fold_reading_operation_waits_for_a_flush_first",
+        _set(tools._Handlers, "list", _list_without_preflight)),
+    "delete-skips-the-barrier": Mutant(
+        "schedule_delete confirms without a barrier flush", S_COMPOSITION,
+        "test_delete_confirms_only_after_a_barrier_flush_that_includes_the_delete",
+        _patch(tools, "checkpoint", _delete_without_barrier)),
+    "dispatch-appended-before-the-follow-up": Mutant(
+        "the owner records the dispatch before queueing the follow-up", S_DELIVERY,
+        "test_a_failed_follow_up_writes_no_dispatch",
+        _set(owner.LiveOwner, "_deliver", _dispatch_before_followup)),
+    # schedule: delivery
+    "reminders-fire-early": Mutant(
+        "the owner decides a minute ahead of the wall clock", S_DELIVERY,
+        "test_the_earliest_target_of_the_fold_fires_first",
+        _patch(owner, "due_decision", _fires_a_minute_early)),
+    "timer-wake-trusted-over-the-wall-clock": Mutant(
+        "a timer wake counts as due without rereading the wall clock", S_DELIVERY,
+        "test_a_wall_clock_rollback_never_fires_early",
+        _timer_wake_trusted),
+    # schedule: framing
+    "framing-drops-untrusted": Mutant(
+        "the one-shot framing no longer calls the prompt untrusted", S_MODEL,
+        "test_one_shot_framing_is_exact",
+        _patch(owner, "render_reminder_framing", _untrusting_framing)),
+    "framing-has-a-trailing-newline": Mutant(
+        "the one-shot framing ends with a newline", S_MODEL,
+        "test_one_shot_framing_is_exact",
+        _patch(owner, "render_reminder_framing", _trailing_newline)),
+    "batch-framing-reversed": Mutant(
+        "the batch lists reminders last-first", S_DELIVERY,
+        "test_overdue_every_records_form_one_batch_in_target_then_creation_order",
+        _patch(owner, "render_every_batch_framing", _batch_reversed)),
+    # schedule: list, delete, ids, fork, composition, companion
+    "list-sorted-by-target": Mutant(
+        "schedule_list orders by scheduledAt, not creation", S_TOOLS,
+        "test_list_returns_active_records_in_creation_order",
+        _patch(tools, "fold_schedule_events", _sorted_by_target)),
+    "delete-trims-padded-ids": Mutant(
+        "schedule_delete trims the id instead of rejecting padding", S_TOOLS,
+        "test_delete_rejects_empty_or_padded_ids_before_the_queue",
+        _patch(tools, "validate_delete_id", _trims_delete_ids)),
+    "not-found-reported-as-deleted": Mutant(
+        "deleting an unknown id answers deleted: true", S_TOOLS,
+        "test_unknown_deleted_and_dispatched_ids_are_not_found_and_append_nothing",
+        _patch(tools, "delete_result", _always_deleted)),
+    "ids-reused-after-delete": Mutant(
+        "ids count active records, so a deleted id comes back", S_DURABLE,
+        "test_ids_are_session_local_and_never_reused",
+        _patch(tools, "allocate_schedule_id", _ids_from_active_count)),
+    "fork-inherits-parent-reminders": Mutant(
+        "the tools fold from the first event, ignoring seedLength", S_DURABLE,
+        "test_fork_does_not_inherit_parent_reminders",
+        _patch(tools, "fold_schedule_events", _ignores_fork_boundary)),
+    "tools-installed-on-children": Mutant(
+        "child agents get the tools and an owner", S_COMPOSITION,
+        "test_runtime_child_gets_no_tools_and_no_flush",
+        _set(schedule_plugin.SchedulePlugin, "dsh_agent_created", _installs_on_children)),
+    "invariant-skips-candidates": Mutant(
+        "the companion checks logs at registration but not appends", S_INVARIANT,
+        "test_a_bad_schedule_append_is_rejected_and_leaves_the_log_unchanged",
+        _patch(schedule_plugin, "check_candidate_event", _skips_candidates)),
+    "invariant-ignores-fork-boundary": Mutant(
+        "the companion folds a fork from its first event", S_INVARIANT,
+        "test_the_companion_honours_the_fork_boundary",
+        _invariant_ignores_fork),
 }
 
-MUTANTS[os.environ["DSH_MUTANT"]]()
+if "DSH_MUTANT" in os.environ:
+    MUTANTS[os.environ["DSH_MUTANT"]].apply()
 IMPLEMENTATION = REFERENCE

@@ -1,12 +1,16 @@
 """The conformance suite fails each deliberately broken implementation.
 
-Every mutant breaks one behaviour the READMEs require; the suite (restricted to
-the modules that own that behaviour, to stay fast) must report failures, and
-the named test must be among them.
+Every mutant in ``mutant_impls.MUTANTS`` breaks one behaviour the READMEs
+require (or a pinned official detail). Against each, the conformance test named
+by the catalog (all its parameters, selected with ``-k`` to stay fast) must
+fail; the same selection passes against the catalog without a mutant, so every
+failure is the mutant's doing. docs/conformance-power.md lists the mutants and
+the mutation-tool run that complements them.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import pathlib
 import subprocess
@@ -16,44 +20,63 @@ import pytest
 
 HERE = pathlib.Path(__file__).parent
 
-CASES = [
-    ("interval-boundary-exclusive", "dsh_conformance.time_context.test_configuration",
-     "test_a_positive_interval_appends_once_at_least_that_many_ms_passed[1000-True]"),
-    ("elapsed-never-clamped-to-zero", "dsh_conformance.time_context.test_timing_semantics",
-     "test_step_one_measures_from_the_prompt_that_opened_the_turn"),
-    ("flush-failures-ignored", "dsh_conformance.schedule.test_composition",
-     "test_failed_preflight_returns_persistence_uncertain[schedule_list"),
-    ("reminders-fire-early", "dsh_conformance.schedule.test_delivery_lifecycle",
-     "test_the_earliest_target_of_the_fold_fires_first"),
-    ("tool-results-ascii-escaped", "dsh_conformance.schedule.test_model_experience",
-     "test_model_issued_calls_return_canonical_json_through_the_transcript"),
-    ("framing-drops-untrusted", "dsh_conformance.schedule.test_model_experience",
-     "test_one_shot_framing_is_exact"),
-    ("overlap-resolves-to-the-later-instant", "dsh_conformance.dst",
-     "test_dst_table_zone[America/New_York]"),
-]
+
+def _load_catalog():
+    # The catalog sits beside this file; under --import-mode=importlib it is not
+    # importable by name, and it must be imported without DSH_MUTANT set.
+    spec = importlib.util.spec_from_file_location("mutant_catalog", HERE / "mutant_impls.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses resolve annotations through it
+    env_mutant = os.environ.pop("DSH_MUTANT", None)
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        if env_mutant is not None:
+            os.environ["DSH_MUTANT"] = env_mutant
+    return module.MUTANTS
 
 
-@pytest.mark.parametrize(("mutant", "module", "expected_failure"), CASES,
-                         ids=[case[0] for case in CASES])
-def test_the_suite_fails_the_mutant(mutant: str, module: str, expected_failure: str) -> None:
-    env = {**os.environ, "DSH_MUTANT": mutant,
+MUTANTS = _load_catalog()
+
+
+def _run(modules, *options, mutant=None):
+    env = {**os.environ,
            "PYTHONPATH": os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")]))}
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "--pyargs", module, "-q", "-p", "no:cacheprovider",
-         "--dsh-impl=mutant_impls:IMPLEMENTATION", "-rf", "--no-header"],
+    env.pop("DSH_MUTANT", None)
+    if mutant is not None:
+        env["DSH_MUTANT"] = mutant
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "--pyargs", *modules, "-q", "-p", "no:cacheprovider",
+         "-p", "no:randomly", "--no-header", *options],
         capture_output=True, text=True, check=False, env=env, cwd=HERE,
     )
+
+
+def test_the_catalog_covers_at_least_thirty_behaviours():
+    assert len(MUTANTS) >= 30
+    assert all(m.description and m.module.startswith("dsh_conformance.") for m in MUTANTS.values())
+
+
+def _function(mutant):
+    return mutant.expected_failure.split("[")[0]
+
+
+@pytest.mark.parametrize("name", sorted(MUTANTS))
+def test_the_suite_fails_the_mutant(name):
+    mutant = MUTANTS[name]
+    done = _run([mutant.module], "-k", _function(mutant),
+                "--dsh-impl=mutant_impls:IMPLEMENTATION", "-rf", mutant=name)
     assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-2000:]
     failed = [line for line in done.stdout.splitlines() if line.startswith("FAILED ")]
-    assert any(expected_failure in line for line in failed), done.stdout[-3000:]
+    assert any(mutant.expected_failure in line for line in failed), done.stdout[-3000:]
 
 
-def test_the_unbroken_reference_passes_the_same_modules() -> None:
-    modules = sorted({module for _, module, _ in CASES})
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "--pyargs", *modules, "-q", "-p", "no:cacheprovider",
-         "--dsh-impl=reference", "--no-header"],
-        capture_output=True, text=True, check=False, cwd=HERE,
-    )
+def test_the_unbroken_catalog_passes_the_same_tests():
+    # Imported without DSH_MUTANT the catalog patches nothing: its implementation
+    # is the reference, so every failure above is the mutant's doing.
+    modules = sorted({mutant.module for mutant in MUTANTS.values()})
+    selection = " or ".join(sorted({_function(mutant) for mutant in MUTANTS.values()}))
+    done = _run(modules, "-k", selection, "--dsh-impl=mutant_impls:IMPLEMENTATION")
     assert done.returncode == 0, done.stdout[-3000:]
+    assert " passed" in done.stdout.splitlines()[-1]

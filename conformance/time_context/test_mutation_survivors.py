@@ -1,0 +1,172 @@
+"""Behaviours a mutation run of the reference showed the suite did not yet pin
+(docs/conformance-power.md): the invariant companion's reading of a rendered
+timestamp on any calendar day and clock time (with the official build's
+``Date.parse`` edge cases), turn and step numbers beyond the small integers,
+offsets that carry seconds, and the diagnostic for a timeZone that is not a
+string."""
+
+from __future__ import annotations
+
+import pytest
+
+from dsh_conformance.time_context.readings import (
+    READING_SOURCE,
+    parse_reading,
+    reading_events,
+    reading_texts,
+    run_turn,
+    step_one_text,
+)
+from pytest_dsh import PluginLoadError
+from pytest_dsh.contract import AppendRejectedError
+
+TURN = ("turn/start", {"turn": 1, "trigger": {"kind": "message", "source": {"kind": "user"}}})
+PROMPT = ("user/message", {"content": [{"type": "text", "text": "hi"}], "source": {"kind": "user"}})
+
+
+MARCH_2_MS = 1_772_409_600_000  # 2026-03-02T00:00:00.000Z
+UNPARSABLE = "time-context rendered timestamp must parse and not postdate its durable event"
+
+
+def _open_turn(host, turn_start=TURN):
+    agent = host.create_agent()
+    for kind, data in (turn_start, PROMPT):
+        agent.append_event(kind, data)
+    return agent
+
+
+def _reading(timestamp, turn=1, step=1):
+    text = (step_one_text(turn, timestamp, "0s") if step == 1 else
+            f"Time sampled while preparing turn {turn}, step {step}: {timestamp}\n"
+            "Elapsed since the preceding step context: 0s.")
+    return {"content": [{"type": "text", "text": text}], "source": dict(READING_SOURCE)}
+
+
+def _invariant_host(dsh_host_factory, start_ms):
+    host = dsh_host_factory(start_ms=start_ms)
+    host.load_plugin("time-context-invariant")
+    return host
+
+
+# Each instant is the event time; its rendering in the zone names exactly that
+# second, so it is accepted, and the same rendering one second later postdates
+# the event. Dates and times vary every field the parse reads (month 12, a leap
+# day, non-zero hours, minutes and seconds, offsets of both signs).
+@pytest.mark.parametrize(
+    ("event_ms", "exact", "one_second_later"),
+    [
+        (1_784_123_130_250, "2026-07-15T19:15:30+05:30[Asia/Kolkata]",
+         "2026-07-15T19:15:31+05:30[Asia/Kolkata]"),
+        (1_835_475_005_000, "2028-02-29T18:40:05-03:30[America/St_Johns]",
+         "2028-02-29T18:40:06-03:30[America/St_Johns]"),
+        (1_798_761_599_000, "2026-12-31T23:59:59+00:00[UTC]",
+         "2027-01-01T00:00:00+00:00[UTC]"),
+        (1_798_761_599_000, "2027-01-01T13:44:59+13:45[Pacific/Chatham]",
+         "2027-01-01T13:45:00+13:45[Pacific/Chatham]"),
+    ],
+    ids=["kolkata-july", "st-johns-leap-day", "utc-new-years-eve", "chatham-new-year"],
+)
+@pytest.mark.dsh_requires("time-context-invariant")
+@pytest.mark.spec("TC-028", "TC-029")
+def test_a_rendered_timestamp_is_read_as_its_exact_instant(
+    dsh_host_factory, event_ms, exact, one_second_later
+):
+    agent = _open_turn(_invariant_host(dsh_host_factory, event_ms))
+    before = agent.events()
+    with pytest.raises(AppendRejectedError, match="must parse and not postdate"):
+        agent.append_event("user/message", _reading(one_second_later))
+    assert agent.events() == before
+    agent.append_event("user/message", _reading(exact))
+    assert len(reading_events(agent.events())) == 1
+
+
+# Pins the official build's Date.parse: a day past the month's end (up to 31)
+# rolls over and 24:00:00 is the next midnight; both read as exact instants.
+@pytest.mark.parametrize(
+    ("exact", "one_second_later"),
+    [
+        ("2026-02-30T00:00:00+00:00[UTC]", "2026-02-30T00:00:01+00:00[UTC]"),
+        ("2026-03-01T24:00:00+00:00[UTC]", "2026-03-02T00:00:01+00:00[UTC]"),
+    ],
+    ids=["february-30", "hour-24"],
+)
+@pytest.mark.dsh_requires("time-context-invariant")
+@pytest.mark.spec("TC-029")
+def test_rolled_over_timestamps_are_read_like_date_parse(
+    dsh_host_factory, exact, one_second_later
+):
+    agent = _open_turn(_invariant_host(dsh_host_factory, MARCH_2_MS))
+    with pytest.raises(AppendRejectedError, match="must parse and not postdate"):
+        agent.append_event("user/message", _reading(one_second_later))
+    agent.append_event("user/message", _reading(exact))
+    assert len(reading_events(agent.events())) == 1
+
+
+# Pins the official build's Date.parse: these give NaN, so the reading is refused.
+@pytest.mark.parametrize(
+    "timestamp",
+    [
+        "2026-02-32T00:00:00+00:00[UTC]",
+        "2026-13-01T00:00:00+00:00[UTC]",
+        "2026-03-01T23:60:00+00:00[UTC]",
+        "2026-03-01T23:59:60+00:00[UTC]",
+        "2026-03-01T00:00:00+24:00[UTC]",
+    ],
+    ids=["day-32", "month-13", "minute-60", "second-60", "offset-24h"],
+)
+@pytest.mark.dsh_requires("time-context-invariant")
+@pytest.mark.spec("TC-029")
+def test_timestamps_date_parse_rejects_are_refused(dsh_host_factory, timestamp):
+    agent = _open_turn(_invariant_host(dsh_host_factory, MARCH_2_MS))
+    before = agent.events()
+    with pytest.raises(AppendRejectedError) as caught:
+        agent.append_event("user/message", _reading(timestamp))
+    assert UNPARSABLE in str(caught.value)
+    assert agent.events() == before
+
+
+# The companion compares turn numbers by value, whatever their size.
+@pytest.mark.dsh_requires("time-context-invariant")
+@pytest.mark.spec("TC-028")
+def test_a_reading_in_a_high_numbered_turn_is_accepted(dsh_host_factory):
+    turn_start = ("turn/start", {**TURN[1], "turn": 300})
+    agent = _open_turn(_invariant_host(dsh_host_factory, MARCH_2_MS), turn_start)
+    agent.append_event("user/message", _reading("2026-03-02T00:00:00+00:00[UTC]", turn=300))
+    assert len(reading_events(agent.events())) == 1
+
+
+# Turn and step must be at least 1: zero is refused by that rule, before the
+# position check (official order of checks).
+@pytest.mark.parametrize(("turn", "step"), [(0, 1), (1, 0)], ids=["turn-0", "step-0"])
+@pytest.mark.dsh_requires("time-context-invariant")
+@pytest.mark.spec("TC-028")
+def test_turn_or_step_zero_is_refused_as_not_positive(dsh_host_factory, turn, step):
+    agent = _open_turn(_invariant_host(dsh_host_factory, MARCH_2_MS))
+    with pytest.raises(AppendRejectedError) as caught:
+        agent.append_event(
+            "user/message", _reading("2026-03-02T00:00:00+00:00[UTC]", turn=turn, step=step)
+        )
+    assert "time-context turn and step must be positive safe integers" in str(caught.value)
+
+
+# Pins an official detail (README leaves it open, TC-034 only says "numeric
+# offset"): an offset with seconds, such as local mean time, keeps its seconds.
+@pytest.mark.dsh_requires("time-context")
+@pytest.mark.spec("TC-034")
+def test_an_offset_with_seconds_is_printed_with_its_seconds(dsh_host_factory):
+    host = dsh_host_factory(start_ms=-2_208_988_800_000)  # 1900-01-01T00:00:00Z
+    host.load_plugin("time-context", {"timeZone": "Asia/Shanghai"})
+    agent = host.create_agent()
+    run_turn(host, agent)
+    timestamp = parse_reading(reading_texts(agent.events())[0])["timestamp"]
+    assert timestamp == "1900-01-01T08:05:43+08:05:43[Asia/Shanghai]"
+
+
+# Pins an official detail: the diagnostic quotes the configured value as JSON,
+# whatever its type (the README only says an invalid zone fails the load).
+@pytest.mark.dsh_requires("time-context")
+@pytest.mark.spec("TC-011")
+def test_a_list_given_as_time_zone_fails_the_load_quoting_it_as_json(dsh_host):
+    with pytest.raises(PluginLoadError) as caught:
+        dsh_host.load_plugin("time-context", {"timeZone": ["Not/A_Real_Zone"]})
+    assert caught.value.message == 'time-context: invalid IANA timeZone ["Not/A_Real_Zone"]'
