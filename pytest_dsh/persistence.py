@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, final
 
@@ -26,10 +26,14 @@ __all__ = [
     "FlushRecord",
     "PersistenceDetachedError",
     "PersistenceRejectedError",
+    "ReleaseOutcome",
 ]
 
 FlushOutcome = Literal["durable", "falsy", "rejected", "detached", "hang"]
+#: How a released hung flush ends.
+ReleaseOutcome = Literal["durable", "falsy", "rejected", "detached"]
 _FAULTS: frozenset[str] = frozenset({"falsy", "rejected", "detached", "hang"})
+_RELEASES: frozenset[str] = frozenset({"durable", "falsy", "rejected", "detached"})
 
 
 class PersistenceRejectedError(RuntimeError):
@@ -77,7 +81,10 @@ class FaultPlan:
 
     def __init__(self) -> None:
         self._windows: list[_Window] = []
-        self._hung: list[asyncio.Future[None]] = []
+        self._hung: list[asyncio.Future[str]] = []
+        #: Called after a release: the host runs until idle, so the released
+        #: work has finished when the release returns (as on every host).
+        self.after_release: Callable[[], None] | None = None
 
     # -- planning -------------------------------------------------------------
 
@@ -109,12 +116,29 @@ class FaultPlan:
         """Forget every planned fault (hung flushes stay hung until released)."""
         self._windows.clear()
 
-    def release_hung_flushes(self) -> None:
-        """Let every hung flush complete as durable."""
-        hung, self._hung = self._hung, []
-        for future in hung:
-            if not future.done():
-                future.set_result(None)
+    def release_hung_flushes(self, outcome: ReleaseOutcome = "durable") -> None:
+        """Let every hung flush complete, in the order they hung, with ``outcome``."""
+        _release_outcome(outcome)
+        while self.hung_flushes:
+            self.release_hung_flush(outcome)
+
+    def release_hung_flush(self, outcome: ReleaseOutcome = "durable") -> None:
+        """Let the oldest hung flush complete with ``outcome``: ``"durable"``,
+        ``"falsy"`` (resolves false), ``"rejected"`` or ``"detached"`` (raise).
+        A flush whose session stopped being live meanwhile ends detached."""
+        _release_outcome(outcome)
+        # Flushes of a crashed process are gone, not hung.
+        self._hung = [future for future in self._hung if not future.done()]
+        if not self._hung:
+            raise ValueError("no flush is hung")
+        self._hung.pop(0).set_result(outcome)
+        if self.after_release is not None:
+            self.after_release()
+
+    @property
+    def hung_flushes(self) -> int:
+        """How many flushes hang now, waiting for a release."""
+        return sum(1 for future in self._hung if not future.done())
 
     # -- for hosts that count calls elsewhere (e.g. in another process) ------
 
@@ -162,12 +186,19 @@ class FaultPlan:
                 failed = window.claims() or failed
         return failed
 
-    def park(self, future: asyncio.Future[None]) -> None:
+    def park(self, future: asyncio.Future[str]) -> None:
         self._hung.append(future)
 
     def check_append(self, event_type: str) -> None:
         if self.append_fails(event_type):
             raise AppendRejectedError(f"append of {event_type!r} rejected by the fault plan")
+
+
+def _release_outcome(outcome: str) -> None:
+    if outcome not in _RELEASES:
+        raise ValueError(
+            f"unknown release outcome {outcome!r}; expected one of {sorted(_RELEASES)}"
+        )
 
 
 def _positive(first: int) -> int:

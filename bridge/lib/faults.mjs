@@ -57,10 +57,10 @@ export class Faults {
     return parked.promise
   }
 
-  releaseHung() {
-    const hung = this.hung
-    this.hung = []
-    for (const resolve of hung) resolve()
-    return hung.length
+  /** Release the oldest `count` hung flushes with `outcome` (durable, falsy, rejected, detached). */
+  releaseHung(outcome = 'durable', count = Infinity) {
+    const released = this.hung.splice(0, count)
+    for (const resolve of released) resolve(outcome)
+    return released.length
   }
 }
