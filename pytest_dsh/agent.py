@@ -44,10 +44,14 @@ class AgentProcess(Protocol):
     agent never imports the host, so the two modules do not depend on each
     other)."""
 
-    loop: asyncio.AbstractEventLoop
-    faults: FaultPlan
-    logger: Logger
     maintenance_claims: int
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop: ...
+    @property
+    def faults(self) -> FaultPlan: ...
+    @property
+    def logger(self) -> Logger: ...
 
     def record_error(self, message: str) -> None: ...
 
@@ -95,6 +99,7 @@ class FakeAgent:
         self._followups: deque[UserMessage] = deque()
         self._turn_task: asyncio.Task[None] | None = None
         self._maintenance = False
+        self._maintenance_task: asyncio.Task[bool] | None = None
         self._status: AgentStatus = "idle"
         self._status_listeners: list[Callable[[AgentStatus], None]] = []
         self._idle_waiters: list[asyncio.Future[None]] = []
@@ -174,7 +179,8 @@ class FakeAgent:
                 self._maintenance_releases += 1
                 self._settle()
 
-        return self._process.loop.create_task(run())
+        self._maintenance_task = self._process.loop.create_task(run())
+        return self._maintenance_task
 
     def on_status(self, listener: Callable[[AgentStatus], None]) -> Callable[[], None]:
         self._status_listeners.append(listener)
@@ -198,6 +204,13 @@ class FakeAgent:
             when_idle_calls=self._when_idle_calls,
             pending_followups=len(self._followups),
         )
+
+    async def settle_maintenance(self) -> None:
+        """Wait until a running maintenance task settles (its outcome is its
+        caller's): disposal lets the agent's current activity converge first."""
+        task = self._maintenance_task
+        if task is not None and not task.done():
+            await asyncio.wait([task])
 
     def abort_next_pre_step(self) -> None:
         """The next step is prepared with an already aborted signal."""

@@ -231,7 +231,9 @@ class _AbortablePending(_TaskPending[T]):
 
 
 class _HeldMaintenance:
-    def __init__(self, host: FakeHost, gate: asyncio.Future[None], task: asyncio.Task[bool]):
+    def __init__(
+        self, host: FakeHost, gate: asyncio.Future[None], task: asyncio.Task[bool]
+    ) -> None:
         self._host = host
         self._gate = gate
         self._task = task

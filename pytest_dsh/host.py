@@ -44,6 +44,7 @@ from pytest_dsh.errors import (
     PluginLoadError,
     UnknownPluginError,
 )
+from pytest_dsh.pending import PreStepOutcome
 from pytest_dsh.persistence import (
     DurableStore,
     FaultPlan,
@@ -51,7 +52,6 @@ from pytest_dsh.persistence import (
     PersistenceDetachedError,
     PersistenceRejectedError,
 )
-from pytest_dsh.pending import PreStepOutcome
 from pytest_dsh.session import FakeSession
 from pytest_dsh.tools import AbortSignal
 from pytest_dsh.virtual_loop import VirtualEventLoop
@@ -298,11 +298,23 @@ class FakeHost:
         if plugin is None:
             raise UnknownPluginError(name, sorted(self._process.plugins))
         self._loaded = [(n, c) for n, c in self._loaded if n != name]
+        process = self._process
         dispose = getattr(plugin, "dispose", None)
-        if dispose is not None:
-            self.run_to_completion(dispose())
-        self._process.pm.unregister(plugin)
+
+        async def unload() -> None:
+            if dispose is not None:
+                await dispose()
+            process.pm.unregister(plugin)
+
+        task = self.start(unload())
         self.run_until_idle()
+        if not task.done():
+            # The unload keeps going and finishes once what it waits for is released.
+            raise HostStuckError(
+                "the plugin's disposal is still waiting with nothing left to run "
+                "(a hung flush? release it and the unload finishes)"
+            )
+        task.result()
 
     # -- agents ---------------------------------------------------------------------
 
@@ -392,6 +404,8 @@ class FakeHost:
 
         async def dispose() -> None:
             if agent.is_live:
+                # As in DSH, the agent's current activity converges first.
+                await agent.settle_maintenance()
                 await process.call_serial("dsh_agent_disposed", agent=agent)
                 agent.mark_dead()
 

@@ -33,7 +33,6 @@ from pytest_dsh.contract import (
 from pytest_dsh.driver import AgentDriver, PreStepProbe, ProbeCall, ProbeMode
 from pytest_dsh.errors import HostStuckError, PluginLoadError, UnknownPluginError
 from pytest_dsh.model import ModelReply
-from pytest_dsh.pending import AgentCounters, PreStepOutcome
 from pytest_dsh.official._process import (
     BridgeProcess,
     NodeFailure,
@@ -41,6 +40,7 @@ from pytest_dsh.official._process import (
     acquire_process,
     release_process,
 )
+from pytest_dsh.pending import AgentCounters, PreStepOutcome
 from pytest_dsh.persistence import FaultPlan, FlushRecord
 from pytest_dsh.tools import ToolOutcome
 
@@ -141,9 +141,7 @@ class _BridgePending:
 class _BridgeToolCall(_BridgePending):
     def result(self) -> ToolOutcome:
         value = self._settled()
-        return ToolOutcome(
-            is_error=value["is_error"], value=value["value"], text=value["text"], error=value["error"]
-        )
+        return ToolOutcome(value["is_error"], value["value"], value["text"], value["error"])
 
 
 class _BridgePreStep(_BridgePending):

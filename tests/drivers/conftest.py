@@ -12,8 +12,8 @@ import os
 from collections.abc import Callable, Iterator
 
 import pytest
-from dsh_reference.implementation import IMPLEMENTATION as REFERENCE
 
+from dsh_reference.implementation import IMPLEMENTATION as REFERENCE
 from pytest_dsh.driver import HostDriver
 
 START_MS = 1_767_225_600_000  # 2026-01-01T00:00:00.000Z
@@ -22,7 +22,12 @@ OpenHost = Callable[..., HostDriver]
 
 
 def _official() -> object:
-    from pytest_dsh.official import IMPLEMENTATION, BridgeUnavailableError, locate_bridge, locate_node
+    from pytest_dsh.official import (
+        IMPLEMENTATION,
+        BridgeUnavailableError,
+        locate_bridge,
+        locate_node,
+    )
 
     try:
         locate_node(locate_bridge())

@@ -254,6 +254,16 @@ def test_dispose_raises_while_stuck_and_the_disposal_keeps_going(host):
     agent.dispose()  # already disposed: nothing to do
 
 
+def test_disposal_waits_for_a_held_maintenance_task(host):
+    agent = host.create_agent()
+    hold = agent.hold_maintenance()
+    disposal = agent.start_dispose()
+    assert disposal.done is False
+    hold.release()
+    assert disposal.done is True
+    assert agent.is_live is False
+
+
 def test_disposing_an_idle_agent_finishes_at_once(host):
     agent = host.create_agent()
     disposal = agent.start_dispose()
