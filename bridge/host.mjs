@@ -83,7 +83,7 @@ globalThis.crypto.randomUUID = () => `00000000-0000-4000-8000-${String(++uuidSeq
 const originalAppend = Session.prototype.append
 Session.prototype.append = function appendWithFaults(type, ...rest) {
   const proc = currentProcess
-  if (proc?.alive && proc.sessions?.get(this.id) === this && proc.faults.appendFails(type)) {
+  if (proc?.alive && proc.sessions?.get(this.id) === this && proc.faults.appendFails(type, rest[0])) {
     throw new Error(`append of '${type}' rejected by the fault plan`)
   }
   return originalAppend.call(this, type, ...rest)
@@ -113,6 +113,10 @@ function patchAgent(agent) {
     return followup.call(this, message)
   }
   proto.runMaintenance = function countedMaintenance(task) {
+    if (currentProcess?.alive && currentProcess.faults.maintenanceFails()) {
+      // An asynchronous rejection: the claim is refused later, the task never runs.
+      return Promise.reject(new Error('maintenance rejected by the fault plan'))
+    }
     const promise = runMaintenance.call(this, task) // throws synchronously when busy
     const counts = countsOf(this)
     counts.claims += 1
@@ -733,17 +737,19 @@ export class Host {
     await settle()
   }
 
-  async appendEvent(handleId, type, data) {
+  async appendEvent(handleId, type, data, envelope) {
     const { agent } = this.record(handleId)
     // The official session requires a surface marker on message events; a
-    // raw test append of one is an ordinary model-visible append.
-    const opts = isSurfaceEligibleType(type) ? [{ surfaceOp: 'append' }] : []
+    // raw test append of one is an ordinary model-visible append unless the
+    // test gives the envelope itself.
+    let opts = isSurfaceEligibleType(type) ? [{ surfaceOp: 'append' }] : []
+    if (envelope !== null) opts = [envelope]
     const event = agent.session.append(type, data, ...opts)
     await settle()
     return event
   }
 
-  async compact(handleId, seqs, summary) {
+  async compact(handleId, seqs, summary, plugin) {
     const { session } = this.record(handleId).agent
     const shadowed = [...seqs].sort((a, b) => a - b)
     session.append('compact/start', { seqs: shadowed })
@@ -751,7 +757,7 @@ export class Host {
       'user/message',
       createUserMessage({
         content: [{ type: 'text', text: summary }],
-        source: { kind: 'plugin', plugin: 'compact' },
+        source: { kind: 'plugin', plugin },
       }),
       {
         surfaceOp: { op: 'replace', start: shadowed[0], end: shadowed.at(-1) },

@@ -197,12 +197,12 @@ const ops = {
   async requests({ agent }) {
     return requireHost().record(agent).requests
   },
-  async compact({ agent, seqs, summary }) {
-    await requireHost().compact(agent, seqs, summary)
+  async compact({ agent, seqs, summary, plugin }) {
+    await requireHost().compact(agent, seqs, summary, plugin ?? 'compact')
     return null
   },
-  async append_event({ agent, type, data }) {
-    return requireHost().appendEvent(agent, type, data)
+  async append_event({ agent, type, data, envelope }) {
+    return requireHost().appendEvent(agent, type, data, envelope ?? null)
   },
   async abort_next_pre_step({ agent }) {
     requireHost().record(agent).abortNext = true

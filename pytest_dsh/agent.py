@@ -165,6 +165,12 @@ class FakeAgent:
     def run_maintenance(self, task: Callable[[], Awaitable[bool]]) -> asyncio.Task[bool]:
         if not self._live:
             raise MaintenanceRejectedError(f"agent {self._id!r} is not live")
+        if self._process.faults.maintenance_fails():
+            # An asynchronous rejection: the claim is refused later, the task never runs.
+            async def rejected() -> bool:
+                raise MaintenanceRejectedError("maintenance rejected by the fault plan")
+
+            return self._process.loop.create_task(rejected())
         if self._turn_task is not None or self._maintenance:
             raise MaintenanceRejectedError(f"agent {self._id!r} is busy")
         self._maintenance = True

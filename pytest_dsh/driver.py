@@ -41,6 +41,7 @@ from pytest_dsh.pending import (
     PreStepOutcome,
 )
 from pytest_dsh.persistence import FaultPlan, FlushRecord
+from pytest_dsh.session import MESSAGE_EVENT_TYPES
 from pytest_dsh.tools import AbortSignal, ToolOutcome
 
 __all__ = [
@@ -117,11 +118,16 @@ class AgentDriver(Protocol):
     def requests(self) -> list[list[SessionEvent]]:
         """The model-visible history each step sent, in order."""
 
-    def compact(self, seqs: Sequence[int], summary: str) -> None:
-        """Append a compaction that shadows the message events ``seqs``."""
+    def compact(self, seqs: Sequence[int], summary: str, *, plugin: str = "compact") -> None:
+        """Append a compaction that shadows the message events ``seqs``; its
+        replacement message names ``plugin`` as its source."""
 
-    def append_event(self, type: str, data: Any) -> SessionEvent:
-        """Append a raw event (test set-up); invariants still apply."""
+    def append_event(
+        self, type: str, data: Any, *, envelope: Mapping[str, Any] | None = None
+    ) -> SessionEvent:
+        """Append a raw event (test set-up); invariants still apply. A message
+        event is an ordinary model-visible append (``surfaceOp: "append"``)
+        unless ``envelope`` gives its ``surfaceOp``/``sourceEventSeqs``."""
 
     def abort_next_pre_step(self) -> None:
         """Prepare the next step with an already aborted signal."""
@@ -196,6 +202,18 @@ class HostDriver(Protocol):
 
 
 _direct_calls = itertools.count(1)
+
+_ENVELOPE_KEYS = frozenset({"surfaceOp", "sourceEventSeqs"})
+
+
+def _envelope(type: str, envelope: Mapping[str, Any] | None) -> dict[str, Any]:
+    if envelope is None:
+        return {"surfaceOp": "append"} if type in MESSAGE_EVENT_TYPES else {}
+    unknown = set(envelope) - _ENVELOPE_KEYS
+    if unknown:
+        raise ValueError(f"unknown envelope fields {sorted(unknown)}; "
+                "allowed: surfaceOp, sourceEventSeqs")
+    return copy.deepcopy(dict(envelope))
 
 T = TypeVar("T")
 
@@ -324,7 +342,7 @@ class PythonAgentDriver:
         events = self.agent.session.events
         return [[copy.deepcopy(events[seq]) for seq in sent] for sent in self.agent.model.requests]
 
-    def compact(self, seqs: Sequence[int], summary: str) -> None:
+    def compact(self, seqs: Sequence[int], summary: str, *, plugin: str = "compact") -> None:
         session = self.agent.session
         shadowed = sorted(seqs)
         session.append("compact/start", {"seqs": shadowed})
@@ -332,15 +350,18 @@ class PythonAgentDriver:
             "user/message",
             {
                 "content": [{"type": "text", "text": summary}],
-                "source": {"kind": "plugin", "plugin": "compact"},
+                "source": {"kind": "plugin", "plugin": plugin},
             },
             surfaceOp={"op": "replace", "start": shadowed[0], "end": shadowed[-1]},
             sourceEventSeqs=shadowed,
         )
         session.append("compact/end", {"seqs": shadowed})
 
-    def append_event(self, type: str, data: Any) -> SessionEvent:
-        return copy.deepcopy(self.agent.session.append(type, data))
+    def append_event(
+        self, type: str, data: Any, *, envelope: Mapping[str, Any] | None = None
+    ) -> SessionEvent:
+        fields = _envelope(type, envelope)
+        return copy.deepcopy(self.agent.session.append(type, data, **fields))
 
     def abort_next_pre_step(self) -> None:
         self.agent.abort_next_pre_step()

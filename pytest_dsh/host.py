@@ -158,7 +158,7 @@ class HostProcess:
         return dispose
 
     def guard_append(self, session: FakeSession, event: SessionEvent) -> None:
-        self.faults.check_append(event["type"])
+        self.faults.check_append(event["type"], event["data"])
         for owner, checker in list(self.invariants):
             _run_checker(owner, checker, session.events, event, session.seed_length)
 

@@ -237,11 +237,28 @@ class BridgeAgentDriver:
     def requests(self) -> list[list[SessionEvent]]:
         return cast(list[list[SessionEvent]], self._call("requests"))
 
-    def compact(self, seqs: Sequence[int], summary: str) -> None:
-        self._call("compact", seqs=list(seqs), summary=summary)
+    def compact(self, seqs: Sequence[int], summary: str, *, plugin: str = "compact") -> None:
+        self._call("compact", seqs=list(seqs), summary=summary, plugin=plugin)
 
-    def append_event(self, type: str, data: Any) -> SessionEvent:
-        return cast(SessionEvent, self._call("append_event", type=type, data=data))
+    def append_event(
+        self, type: str, data: Any, *, envelope: Mapping[str, Any] | None = None
+    ) -> SessionEvent:
+        if envelope is not None:
+            unknown = set(envelope) - {"surfaceOp", "sourceEventSeqs"}
+            if unknown:
+                raise ValueError(
+                    f"unknown envelope fields {sorted(unknown)}; "
+                "allowed: surfaceOp, sourceEventSeqs"
+                )
+        return cast(
+            SessionEvent,
+            self._call(
+                "append_event",
+                type=type,
+                data=data,
+                envelope=None if envelope is None else dict(envelope),
+            ),
+        )
 
     def abort_next_pre_step(self) -> None:
         self._call("abort_next_pre_step")

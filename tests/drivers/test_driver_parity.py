@@ -12,7 +12,7 @@ import pytest
 
 from pytest_dsh import HostStuckError
 from pytest_dsh.clock import JS_MAX_TIME_MS
-from pytest_dsh.contract import MaintenanceRejectedError
+from pytest_dsh.contract import AppendRejectedError, MaintenanceRejectedError
 from pytest_dsh.driver import AgentDriver, HostDriver
 from pytest_dsh.pending import AgentCounters, PreStepOutcome
 
@@ -328,3 +328,77 @@ def test_a_wall_clock_outside_the_javascript_range_is_refused(host, wall_ms):
     with pytest.raises(ValueError, match="JavaScript time range"):
         host.set_wall_clock(wall_ms)
     assert host.now_ms == 1_767_225_600_000
+
+
+# -- faults ------------------------------------------------------------------------------
+
+
+def test_append_faults_match_on_the_payload(host):
+    agent = host.create_agent()
+    host.faults.fail_appends(event_type="note/test", data={"kind": "b", "n": [1, {"x": 2}]})
+    agent.append_event("note/test", {"kind": "a", "n": [1, {"x": 2}]})
+    agent.append_event("note/other", {"kind": "b", "n": [1, {"x": 2}]})
+    with pytest.raises(AppendRejectedError):
+        agent.append_event("note/test", {"kind": "b", "n": [1, {"x": 2}], "extra": True})
+    agent.append_event("note/test", {"kind": "b", "n": [1, {"x": 2}]})  # count=1: spent
+    assert [e["data"].get("kind") for e in agent.events()] == ["a", "b", "b"]
+
+
+def test_a_planned_maintenance_rejection_arrives_asynchronously(host):
+    agent = host.create_agent()
+    host.faults.fail_maintenance()
+    hold = agent.hold_maintenance()  # no synchronous error
+    assert hold.done is True
+    assert agent.counters().maintenance_claims == 0
+    agent.prompt("hello")  # the agent was never busy
+    assert "turn/start" in types(agent)
+
+
+def test_an_asynchronously_rejected_delivery_claim_runs_no_task(host):
+    agent = schedule_agent(host)
+    agent.call_tool("schedule_create", AFTER_60)
+    host.faults.fail_maintenance()
+    host.advance(60)
+    assert [c["operation"] for c in changes(agent)] == ["create"]
+    assert "turn/start" not in types(agent)
+    [record] = agent.call_tool("schedule_list", {}).value
+    assert (record["id"], record["state"]) == ("schedule-1", "overdue")
+
+
+# -- envelopes and compaction ------------------------------------------------------------------
+
+
+def user_message(text: str) -> dict:
+    return {"content": [{"type": "text", "text": text}], "source": {"kind": "user"}}
+
+
+def test_an_appended_replacement_with_its_envelope_shadows_its_sources(host):
+    agent = host.create_agent()
+    first = agent.append_event("user/message", user_message("one"))
+    second = agent.append_event("user/message", user_message("two"))
+    seqs = [first["seq"], second["seq"]]
+    summary = agent.append_event(
+        "user/message",
+        user_message("summary"),
+        envelope={"surfaceOp": {"op": "replace", "start": seqs[0], "end": seqs[1]},
+                  "sourceEventSeqs": seqs},
+    )
+    assert summary["sourceEventSeqs"] == seqs
+    assert [e["seq"] for e in agent.history()] == [summary["seq"]]
+    assert len(agent.events()) == 3
+
+
+def test_an_unknown_envelope_field_is_refused(host):
+    agent = host.create_agent()
+    with pytest.raises(ValueError, match="unknown envelope fields"):
+        agent.append_event("user/message", user_message("x"), envelope={"time": 5})
+    assert agent.events() == []
+
+
+def test_compaction_names_the_chosen_plugin(host):
+    agent = host.create_agent()
+    seq = agent.append_event("user/message", user_message("one"))["seq"]
+    agent.compact([seq], "summary", plugin="my-compactor")
+    [replacement] = agent.history()
+    assert replacement["data"]["source"] == {"kind": "plugin", "plugin": "my-compactor"}
+    assert replacement["sourceEventSeqs"] == [seq]
