@@ -83,23 +83,94 @@ globalThis.crypto.randomUUID = () => `00000000-0000-4000-8000-${String(++uuidSeq
 const originalAppend = Session.prototype.append
 Session.prototype.append = function appendWithFaults(type, ...rest) {
   const proc = currentProcess
-  if (proc?.alive && proc.sessions?.get(this.id) === this && proc.faults.appendFails(type)) {
+  if (proc?.alive && proc.sessions?.get(this.id) === this && proc.faults.appendFails(type, rest[0])) {
     throw new Error(`append of '${type}' rejected by the fault plan`)
   }
   return originalAppend.call(this, type, ...rest)
 }
 
+/** Per agent: maintenance claims and releases, whenIdle calls (driver counters). */
+const agentCounts = new WeakMap()
+function countsOf(agent) {
+  let counts = agentCounts.get(agent)
+  if (counts === undefined) {
+    counts = { claims: 0, releases: 0, whenIdle: 0 }
+    agentCounts.set(agent, counts)
+  }
+  return counts
+}
+
 const patchedAgentPrototypes = new WeakSet()
-function patchFollowup(agent) {
+function patchAgent(agent) {
   const proto = Object.getPrototypeOf(agent)
   if (patchedAgentPrototypes.has(proto)) return
   patchedAgentPrototypes.add(proto)
-  const original = proto.followup
+  const { followup, runMaintenance, whenIdle } = proto
   proto.followup = function followupWithFaults(message) {
     if (currentProcess?.alive && currentProcess.faults.followupFails()) {
       throw new Error('followup rejected by the fault plan')
     }
-    return original.call(this, message)
+    return followup.call(this, message)
+  }
+  proto.runMaintenance = function countedMaintenance(task) {
+    if (currentProcess?.alive && currentProcess.faults.maintenanceFails()) {
+      // An asynchronous rejection: the claim is refused later, the task never runs.
+      return Promise.reject(new Error('maintenance rejected by the fault plan'))
+    }
+    const promise = runMaintenance.call(this, task) // throws synchronously when busy
+    const counts = countsOf(this)
+    counts.claims += 1
+    const released = () => {
+      counts.releases += 1
+    }
+    promise.then(released, released)
+    return promise
+  }
+  proto.whenIdle = function countedWhenIdle() {
+    countsOf(this).whenIdle += 1
+    return whenIdle.call(this)
+  }
+}
+
+/** The driver's view of a tool result. */
+function toolOutcome(result) {
+  const text = (result.content ?? [])
+    .filter((block) => block.type === 'text')
+    .map((block) => block.text)
+    .join('')
+  if (result.isError) {
+    const message = result.error?.message ?? text
+    return { is_error: true, value: null, text: message, error: message }
+  }
+  return { is_error: false, value: result.value ?? null, text, error: null }
+}
+
+/** Work a test started and watches (pytest_dsh.pending); settles on its own. */
+class PendingWork {
+  constructor(promise, controls = {}) {
+    this.state = 'pending'
+    this.value = undefined
+    this.controls = controls
+    promise.then(
+      (value) => {
+        this.state = 'resolved'
+        this.value = value
+      },
+      (error) => {
+        this.state = 'rejected'
+        this.value = error
+      },
+    )
+  }
+
+  info() {
+    if (this.state === 'resolved') return { done: true, ok: true, value: this.value ?? null }
+    if (this.state === 'rejected') {
+      const error = this.value
+      const kind = error instanceof BridgeError ? error.kind : 'NodeError'
+      return { done: true, ok: false, error: { kind, message: describe(error) } }
+    }
+    return { done: false }
   }
 }
 
@@ -311,7 +382,11 @@ class Process {
         throw new Error(`pre-step probe failed turn ${turn} step ${step}`)
       }
       if (selected && probe.mode === 'abort') {
-        agent.cancel({ kind: 'hook', reason: 'pre-step probe' }, { keepInbox: true })
+        // A pre-step the driver reached directly has no turn to cancel: abort
+        // its own signal, as the Python host's probe does.
+        const direct = host.directPreSteps.get(signal)
+        if (direct !== undefined) direct.abort()
+        else agent.cancel({ kind: 'hook', reason: 'pre-step probe' }, { keepInbox: true })
       }
       return next()
     })
@@ -358,7 +433,130 @@ export class Host {
     this.ids = 0
     this.handles = 0
     this.directCalls = 0
+    this.pending = new Map()
+    this.pendingIds = 0
+    this.disposals = new Map()
+    this.directPreSteps = new WeakMap()
     this.proc = null
+  }
+
+  // -- work a test starts and watches
+
+  track(promise, controls) {
+    const id = `p${++this.pendingIds}`
+    this.pending.set(id, new PendingWork(promise, controls))
+    return id
+  }
+
+  pendingInfo(id) {
+    const work = this.pending.get(id)
+    if (work === undefined) throw new BridgeError('TypeError', `no pending work ${id}`)
+    return work
+  }
+
+  async startTool(handleId, name, args, aborted) {
+    const { agent } = this.record(handleId)
+    const callId = CallId(`direct-${++this.directCalls}`)
+    const controller = new AbortController()
+    if (aborted) controller.abort()
+    const promise = aborted
+      ? this.invokeAborted(agent, name, args, callId)
+      : this.proc.ctx.tools
+          .execute({ callId, name, arguments: args, signal: controller.signal, agent })
+          .then(toolOutcome)
+    const id = this.track(promise, { controller })
+    await settle()
+    return id
+  }
+
+  async startPreStep(handleId, turn, step, aborted) {
+    const { agent } = this.record(handleId)
+    const controller = new AbortController()
+    if (aborted) controller.abort()
+    const { signal } = controller
+    this.directPreSteps.set(signal, controller)
+    // The loop's own dispatcher, as a step of a turn would call it.
+    const run = async () => {
+      let decision
+      try {
+        decision = await agent.dispatch.waterfall(
+          'agent/pre-step',
+          { messages: [], turn, step, signal },
+          () => Promise.resolve({ kind: 'enter', messages: [] }),
+        )
+      } catch (error) {
+        return { kind: 'error', message: describe(error) }
+      }
+      if (signal.aborted) return { kind: 'aborted', message: null }
+      if (decision.kind === 'reject') return { kind: 'error', message: describe(decision.reason ?? 'rejected') }
+      for (const message of decision.messages) agent.session.append('user/message', message, { surfaceOp: 'append' })
+      return { kind: 'entered', message: null }
+    }
+    const id = this.track(run(), { controller })
+    await settle()
+    return id
+  }
+
+  async startDispose(handleId) {
+    const record = this.record(handleId)
+    let id = this.disposals.get(handleId)
+    if (id === undefined || (this.pending.get(id).state !== 'pending' && record.live)) {
+      const promise = record.live
+        ? record.handle.dispose().then(() => {
+            record.disposed = true
+            return null
+          })
+        : Promise.resolve(null)
+      id = this.track(promise)
+      this.disposals.set(handleId, id)
+    }
+    await settle()
+    return id
+  }
+
+  async holdMaintenance(handleId) {
+    const { agent } = this.record(handleId)
+    const gate = Promise.withResolvers()
+    let promise
+    try {
+      promise = agent.runMaintenance(() => gate.promise.then(() => true))
+    } catch (error) {
+      throw new BridgeError('MaintenanceRejectedError', describe(error))
+    }
+    const id = this.track(promise, { release: () => gate.resolve() })
+    await settle()
+    return id
+  }
+
+  async abortPending(id) {
+    this.pendingInfo(id).controls.controller?.abort()
+    await settle()
+  }
+
+  async releasePending(id) {
+    this.pendingInfo(id).controls.release?.()
+    await settle()
+  }
+
+  counters(handleId) {
+    const { agent } = this.record(handleId)
+    const counts = countsOf(agent)
+    return {
+      maintenance_claims: counts.claims,
+      maintenance_releases: counts.releases,
+      when_idle_calls: counts.whenIdle,
+      pending_followups: agent.inbox.nextTurn.length,
+    }
+  }
+
+  async flushSession(handleId) {
+    const { agent } = this.record(handleId)
+    try {
+      return (await drive(this.proc.ctx.sessions.flush(agent.session))) === true
+    } catch (error) {
+      if (error instanceof BridgeError) throw error
+      return false
+    }
   }
 
   async boot() {
@@ -407,7 +605,7 @@ export class Host {
 
   async adopt(promise, isRoot) {
     const handle = await drive(promise)
-    patchFollowup(handle.agent)
+    patchAgent(handle.agent)
     const handleId = `h${++this.handles}`
     const record = new AgentRecord(this, handleId, handle, isRoot)
     this.records.set(handleId, record)
@@ -455,11 +653,15 @@ export class Host {
   }
 
   async dispose(handleId) {
-    const record = this.record(handleId)
-    if (!record.live) return
-    await drive(record.handle.dispose())
-    record.disposed = true
-    await settle()
+    const work = this.pendingInfo(await this.startDispose(handleId))
+    if (work.state === 'pending') {
+      throw new BridgeError(
+        'HostStuckError',
+        'the disposal is still waiting with nothing left to run ' +
+          '(a hung flush? release it and the disposal finishes)',
+      )
+    }
+    if (work.state === 'rejected') throw work.value
   }
 
   async crash() {
@@ -496,21 +698,22 @@ export class Host {
         agent,
       }),
     )
-    const text = (result.content ?? [])
-      .filter((block) => block.type === 'text')
-      .map((block) => block.text)
-      .join('')
-    if (result.isError) {
-      const message = result.error?.message ?? text
-      return { is_error: true, value: null, text: message, error: message }
-    }
-    return { is_error: false, value: result.value ?? null, text, error: null }
+    return toolOutcome(result)
   }
 
   // The registry never starts a body whose signal is already aborted; the
   // tool definition (argument validation included) is invoked directly so the
   // plugin's own abort handling is what the test observes.
   async callAborted(agent, name, args, callId) {
+    try {
+      return await drive(this.invokeAborted(agent, name, args, callId))
+    } catch (error) {
+      if (error instanceof BridgeError) throw error
+      return { is_error: true, value: null, text: describe(error), error: describe(error) }
+    }
+  }
+
+  async invokeAborted(agent, name, args, callId) {
     const definition = this.proc.ctx.tools.get(name, agent)
     if (definition === undefined) {
       const message = `unknown tool '${name}'`
@@ -519,14 +722,11 @@ export class Host {
     const controller = new AbortController()
     controller.abort()
     try {
-      const value = await drive(
-        Promise.resolve(definition.execute(args, { agent, signal: controller.signal, callId, name })),
-      )
+      const value = await definition.execute(args, { agent, signal: controller.signal, callId, name })
       const content = definition.output.render(args, value)
       const text = content.map((block) => block.text ?? '').join('')
       return { is_error: false, value: value ?? null, text, error: null }
     } catch (error) {
-      if (error instanceof BridgeError) throw error
       return { is_error: true, value: null, text: describe(error), error: describe(error) }
     }
   }
@@ -537,17 +737,19 @@ export class Host {
     await settle()
   }
 
-  async appendEvent(handleId, type, data) {
+  async appendEvent(handleId, type, data, envelope) {
     const { agent } = this.record(handleId)
     // The official session requires a surface marker on message events; a
-    // raw test append of one is an ordinary model-visible append.
-    const opts = isSurfaceEligibleType(type) ? [{ surfaceOp: 'append' }] : []
+    // raw test append of one is an ordinary model-visible append unless the
+    // test gives the envelope itself.
+    let opts = isSurfaceEligibleType(type) ? [{ surfaceOp: 'append' }] : []
+    if (envelope !== null) opts = [envelope]
     const event = agent.session.append(type, data, ...opts)
     await settle()
     return event
   }
 
-  async compact(handleId, seqs, summary) {
+  async compact(handleId, seqs, summary, plugin) {
     const { session } = this.record(handleId).agent
     const shadowed = [...seqs].sort((a, b) => a - b)
     session.append('compact/start', { seqs: shadowed })
@@ -555,7 +757,7 @@ export class Host {
       'user/message',
       createUserMessage({
         content: [{ type: 'text', text: summary }],
-        source: { kind: 'plugin', plugin: 'compact' },
+        source: { kind: 'plugin', plugin },
       }),
       {
         surfaceOp: { op: 'replace', start: shadowed[0], end: shadowed.at(-1) },

@@ -133,9 +133,39 @@ const ops = {
   async add_probe({ mode, only }) {
     return requireHost().addProbe(mode, only)
   },
-  async release_hung() {
-    const released = requireHost().faults.releaseHung()
+  async release_hung({ outcome, count }) {
+    const released = requireHost().faults.releaseHung(outcome ?? 'durable', count ?? Infinity)
+    await settle()
     return released
+  },
+  async flush_session({ agent }) {
+    return requireHost().flushSession(agent)
+  },
+  async start_tool({ agent, name, arguments: args, aborted }) {
+    return requireHost().startTool(agent, name, args, aborted === true)
+  },
+  async start_pre_step({ agent, turn, step, aborted }) {
+    return requireHost().startPreStep(agent, turn, step, aborted === true)
+  },
+  async start_dispose({ agent }) {
+    return requireHost().startDispose(agent)
+  },
+  async hold_maintenance({ agent }) {
+    return requireHost().holdMaintenance(agent)
+  },
+  async pending({ pending }) {
+    return requireHost().pendingInfo(pending).info()
+  },
+  async abort_pending({ pending }) {
+    await requireHost().abortPending(pending)
+    return null
+  },
+  async release_pending({ pending }) {
+    await requireHost().releasePending(pending)
+    return null
+  },
+  async counters({ agent }) {
+    return requireHost().counters(agent)
   },
   async agent_info({ agent }) {
     return agentInfo(requireHost().record(agent))
@@ -167,12 +197,12 @@ const ops = {
   async requests({ agent }) {
     return requireHost().record(agent).requests
   },
-  async compact({ agent, seqs, summary }) {
-    await requireHost().compact(agent, seqs, summary)
+  async compact({ agent, seqs, summary, plugin }) {
+    await requireHost().compact(agent, seqs, summary, plugin ?? 'compact')
     return null
   },
-  async append_event({ agent, type, data }) {
-    return requireHost().appendEvent(agent, type, data)
+  async append_event({ agent, type, data, envelope }) {
+    return requireHost().appendEvent(agent, type, data, envelope ?? null)
   },
   async abort_next_pre_step({ agent }) {
     requireHost().record(agent).abortNext = true

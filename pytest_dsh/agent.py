@@ -20,22 +20,42 @@ import asyncio
 import itertools
 from collections import deque
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, final
+from typing import Any, Protocol, final
 
 from pytest_dsh.contract import (
     AgentStatus,
+    Logger,
     MaintenanceRejectedError,
     SessionEvent,
+    Signal,
     UserMessage,
 )
 from pytest_dsh.model import ScriptedModel
+from pytest_dsh.pending import AgentCounters
+from pytest_dsh.persistence import FaultPlan
 from pytest_dsh.session import FakeSession
 from pytest_dsh.tools import AbortSignal, AgentToolRegistry, ToolCallContext, ToolOutcome
 
-if TYPE_CHECKING:
-    from pytest_dsh.host import HostProcess
+__all__ = ["MAX_STEPS_PER_TURN", "AgentProcess", "FakeAgent"]
 
-__all__ = ["MAX_STEPS_PER_TURN", "FakeAgent"]
+
+class AgentProcess(Protocol):
+    """What an agent needs from its host process (the host implements it; an
+    agent never imports the host, so the two modules do not depend on each
+    other)."""
+
+    maintenance_claims: int
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop: ...
+    @property
+    def faults(self) -> FaultPlan: ...
+    @property
+    def logger(self) -> Logger: ...
+
+    def record_error(self, message: str) -> None: ...
+
+    async def run_pre_step(self, agent: Any, turn: int, step: int, signal: Signal) -> None: ...
 
 #: A turn that keeps calling tools is cut off here (a scripted-model bug guard).
 MAX_STEPS_PER_TURN = 64
@@ -65,7 +85,7 @@ class FakeAgent:
 
     def __init__(
         self,
-        process: HostProcess,
+        process: AgentProcess,
         agent_id: str,
         session: FakeSession,
         *,
@@ -79,11 +99,15 @@ class FakeAgent:
         self._followups: deque[UserMessage] = deque()
         self._turn_task: asyncio.Task[None] | None = None
         self._maintenance = False
+        self._maintenance_task: asyncio.Task[bool] | None = None
         self._status: AgentStatus = "idle"
         self._status_listeners: list[Callable[[AgentStatus], None]] = []
         self._idle_waiters: list[asyncio.Future[None]] = []
         self._live = True
         self._pending_pre_step_abort = False
+        self._maintenance_claims = 0
+        self._maintenance_releases = 0
+        self._when_idle_calls = 0
         self.model = ScriptedModel()
 
     # -- contract: properties ---------------------------------------------------
@@ -132,6 +156,7 @@ class FakeAgent:
         )
 
     def when_idle(self) -> asyncio.Future[None]:
+        self._when_idle_calls += 1
         future: asyncio.Future[None] = self._process.loop.create_future()
         self._idle_waiters.append(future)
         self._process.loop.call_soon(self._settle)
@@ -140,9 +165,16 @@ class FakeAgent:
     def run_maintenance(self, task: Callable[[], Awaitable[bool]]) -> asyncio.Task[bool]:
         if not self._live:
             raise MaintenanceRejectedError(f"agent {self._id!r} is not live")
+        if self._process.faults.maintenance_fails():
+            # An asynchronous rejection: the claim is refused later, the task never runs.
+            async def rejected() -> bool:
+                raise MaintenanceRejectedError("maintenance rejected by the fault plan")
+
+            return self._process.loop.create_task(rejected())
         if self._turn_task is not None or self._maintenance:
             raise MaintenanceRejectedError(f"agent {self._id!r} is busy")
         self._maintenance = True
+        self._maintenance_claims += 1
         self._process.maintenance_claims += 1
 
         async def run() -> bool:
@@ -150,9 +182,11 @@ class FakeAgent:
                 return bool(await task())
             finally:
                 self._maintenance = False
+                self._maintenance_releases += 1
                 self._settle()
 
-        return self._process.loop.create_task(run())
+        self._maintenance_task = self._process.loop.create_task(run())
+        return self._maintenance_task
 
     def on_status(self, listener: Callable[[AgentStatus], None]) -> Callable[[], None]:
         self._status_listeners.append(listener)
@@ -168,6 +202,21 @@ class FakeAgent:
     @property
     def fully_idle(self) -> bool:
         return self._turn_task is None and not self._maintenance and not self._followups
+
+    def counters(self) -> AgentCounters:
+        return AgentCounters(
+            maintenance_claims=self._maintenance_claims,
+            maintenance_releases=self._maintenance_releases,
+            when_idle_calls=self._when_idle_calls,
+            pending_followups=len(self._followups),
+        )
+
+    async def settle_maintenance(self) -> None:
+        """Wait until a running maintenance task settles (its outcome is its
+        caller's): disposal lets the agent's current activity converge first."""
+        task = self._maintenance_task
+        if task is not None and not task.done():
+            await asyncio.wait([task])
 
     def abort_next_pre_step(self) -> None:
         """The next step is prepared with an already aborted signal."""
@@ -321,9 +370,21 @@ class FakeAgent:
             )
 
     async def execute_tool(
-        self, name: str, arguments: Any, call_id: str, signal: AbortSignal
+        self, name: str, arguments: Any, call_id: str, signal: AbortSignal, *, registry: bool = True
     ) -> ToolOutcome:
-        return await self._tools.execute(name, arguments, ToolCallContext(self, signal, call_id))
+        """Run a tool as the host's tool registry does. Like DSH's registry, a
+        call whose signal was aborted while it ran ends as the host error
+        ``tool call aborted`` (the handler still runs to its end). With
+        ``registry=False`` the handler's own value is returned (a test that
+        wants to see how a plugin treats an aborted signal)."""
+        outcome = await self._tools.execute(
+            name, arguments, ToolCallContext(self, signal, call_id)
+        )
+        if registry and signal.aborted:
+            return ToolOutcome(
+                is_error=True, value=None, text="tool call aborted", error="tool call aborted"
+            )
+        return outcome
 
     def _end_turn(self, turn: int, reason: dict[str, Any]) -> None:
         self._session.append("turn/end", {"turn": turn, "reason": reason})

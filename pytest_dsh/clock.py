@@ -19,7 +19,10 @@ from typing import Final, final
 
 import time_machine
 
-__all__ = ["NODE_MAX_TIMER_DELAY_MS", "HostClock", "VirtualClock"]
+__all__ = ["JS_MAX_TIME_MS", "NODE_MAX_TIMER_DELAY_MS", "HostClock", "VirtualClock"]
+
+#: The range of a JavaScript ``Date``: 100,000,000 days either side of the epoch.
+JS_MAX_TIME_MS: Final = 8_640_000_000_000_000
 
 #: Largest delay a Node timer honours (2**31 - 1 ms, about 24.86 days). The fake
 #: host applies the same platform limit so the suite checks that long waits are
@@ -51,6 +54,11 @@ class VirtualClock:
         """Step the wall clock to ``wall_ms`` without touching monotonic time."""
         if isinstance(wall_ms, bool) or not isinstance(wall_ms, int):
             raise TypeError("wall clock values are integer epoch milliseconds")
+        if not -JS_MAX_TIME_MS <= wall_ms <= JS_MAX_TIME_MS:
+            raise ValueError(
+                f"wall clock {wall_ms} ms is outside the JavaScript time range "
+                f"(±{JS_MAX_TIME_MS} ms)"
+            )
         self._wall_base_ms = wall_ms
         self._wall_base_monotonic = self._monotonic
         self._sync_time_machine()
@@ -97,11 +105,17 @@ class _ZeroOffset(datetime.tzinfo):
 
 def _as_datetime(epoch_ms: int) -> datetime.datetime:
     # A datetime keeps whole milliseconds exact, where a float of seconds would
-    # round 1767225603.234 down to ...233999.
-    return _EPOCH + datetime.timedelta(milliseconds=epoch_ms)
+    # round 1767225603.234 down to ...233999. Python's datetime ends at years
+    # 1 and 9999 while JS time spans ±8.64e15 ms: beyond, the patched
+    # time.time() stays at the nearest representable instant (the Clock
+    # service and the driver keep the exact value).
+    return _EPOCH + datetime.timedelta(milliseconds=min(max(epoch_ms, _MIN_MS), _MAX_MS))
 
 
 _EPOCH: Final = datetime.datetime(1970, 1, 1, tzinfo=_ZeroOffset())
+# One day inside the datetime range, so no zone offset can push it out.
+_MIN_MS: Final = -62_135_596_800_000 + 86_400_000
+_MAX_MS: Final = 253_402_300_799_999 - 86_400_000
 
 
 class _LoopTimer:

@@ -13,11 +13,12 @@ nothing more can happen without virtual time passing.
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, final
+from typing import Any, Generic, Literal, Protocol, TypeVar, final
 
 from pytest_dsh.agent import FakeAgent
 from pytest_dsh.contract import (
@@ -28,9 +29,19 @@ from pytest_dsh.contract import (
     Signal,
     hookimpl,
 )
+from pytest_dsh.errors import HostStuckError
 from pytest_dsh.host import FakeHost
 from pytest_dsh.model import ModelReply
+from pytest_dsh.pending import (
+    AgentCounters,
+    MaintenanceHold,
+    Pending,
+    PendingPreStep,
+    PendingToolCall,
+    PreStepOutcome,
+)
 from pytest_dsh.persistence import FaultPlan, FlushRecord
+from pytest_dsh.session import MESSAGE_EVENT_TYPES
 from pytest_dsh.tools import AbortSignal, ToolOutcome
 
 __all__ = [
@@ -107,16 +118,44 @@ class AgentDriver(Protocol):
     def requests(self) -> list[list[SessionEvent]]:
         """The model-visible history each step sent, in order."""
 
-    def compact(self, seqs: Sequence[int], summary: str) -> None:
-        """Append a compaction that shadows the message events ``seqs``."""
+    def compact(self, seqs: Sequence[int], summary: str, *, plugin: str = "compact") -> None:
+        """Append a compaction that shadows the message events ``seqs``; its
+        replacement message names ``plugin`` as its source."""
 
-    def append_event(self, type: str, data: Any) -> SessionEvent:
-        """Append a raw event (test set-up); invariants still apply."""
+    def append_event(
+        self, type: str, data: Any, *, envelope: Mapping[str, Any] | None = None
+    ) -> SessionEvent:
+        """Append a raw event (test set-up); invariants still apply. A message
+        event is an ordinary model-visible append (``surfaceOp: "append"``)
+        unless ``envelope`` gives its ``surfaceOp``/``sourceEventSeqs``."""
 
     def abort_next_pre_step(self) -> None:
         """Prepare the next step with an already aborted signal."""
 
-    def dispose(self) -> None: ...
+    def dispose(self) -> None:
+        """Dispose the agent. ``HostStuckError`` when a listener still waits;
+        the disposal then keeps going (see :meth:`start_dispose`)."""
+
+    # -- work a test starts and watches (see pytest_dsh.pending) ---------------
+
+    def start_tool(self, name: str, arguments: Any, *, aborted: bool = False) -> PendingToolCall:
+        """Start a direct tool call without awaiting it; run until idle."""
+
+    def start_pre_step(self, turn: int, step: int, *, aborted: bool = False) -> PendingPreStep:
+        """Call the pre-step listeners for a chosen ``(turn, step)`` outside a
+        turn (optionally with an already aborted signal); run until idle.
+        Messages a listener contributes are appended as ``user/message``."""
+
+    def start_dispose(self) -> Pending[None]:
+        """Start disposing the agent; run until idle."""
+
+    def hold_maintenance(self) -> MaintenanceHold:
+        """Claim the idle phase with a maintenance task the test releases.
+        ``MaintenanceRejectedError`` when a turn or another task owns it."""
+
+    def counters(self) -> AgentCounters:
+        """Maintenance claims and releases, ``when_idle`` calls, follow-ups
+        queued but not yet taken by a turn."""
 
 
 class HostDriver(Protocol):
@@ -163,6 +202,68 @@ class HostDriver(Protocol):
 
 
 _direct_calls = itertools.count(1)
+
+_ENVELOPE_KEYS = frozenset({"surfaceOp", "sourceEventSeqs"})
+
+
+def _envelope(type: str, envelope: Mapping[str, Any] | None) -> dict[str, Any]:
+    if envelope is None:
+        return {"surfaceOp": "append"} if type in MESSAGE_EVENT_TYPES else {}
+    unknown = set(envelope) - _ENVELOPE_KEYS
+    if unknown:
+        raise ValueError(f"unknown envelope fields {sorted(unknown)}; "
+                "allowed: surfaceOp, sourceEventSeqs")
+    return copy.deepcopy(dict(envelope))
+
+T = TypeVar("T")
+
+
+class _TaskPending(Generic[T]):
+    """:class:`~pytest_dsh.pending.Pending` over a task of the fake host's loop."""
+
+    def __init__(self, host: FakeHost, task: asyncio.Task[T]) -> None:
+        self._host = host
+        self._task = task
+
+    @property
+    def done(self) -> bool:
+        return self._task.done()
+
+    def result(self) -> T:
+        if not self._task.done():
+            raise HostStuckError(
+                "the operation is still waiting with nothing left to run "
+                "(a hung flush? release it or advance the clock)"
+            )
+        return self._task.result()
+
+
+class _AbortablePending(_TaskPending[T]):
+    def __init__(self, host: FakeHost, task: asyncio.Task[T], signal: AbortSignal) -> None:
+        super().__init__(host, task)
+        self._signal = signal
+
+    def abort(self) -> None:
+        self._signal.abort()
+        self._host.run_until_idle()
+
+
+class _HeldMaintenance:
+    def __init__(
+        self, host: FakeHost, gate: asyncio.Future[None], task: asyncio.Task[bool]
+    ) -> None:
+        self._host = host
+        self._gate = gate
+        self._task = task
+
+    @property
+    def done(self) -> bool:
+        return self._task.done()
+
+    def release(self) -> None:
+        if not self._gate.done():
+            self._gate.set_result(None)
+        self._host.run_until_idle()
 
 
 @final
@@ -224,7 +325,7 @@ class PythonAgentDriver:
         if aborted:
             signal.abort()
         call = self.agent.execute_tool(
-            name, copy.deepcopy(arguments), f"direct-{next(_direct_calls)}", signal
+            name, copy.deepcopy(arguments), f"direct-{next(_direct_calls)}", signal, registry=False
         )
         return self._host.host.run_to_completion(call)
 
@@ -241,7 +342,7 @@ class PythonAgentDriver:
         events = self.agent.session.events
         return [[copy.deepcopy(events[seq]) for seq in sent] for sent in self.agent.model.requests]
 
-    def compact(self, seqs: Sequence[int], summary: str) -> None:
+    def compact(self, seqs: Sequence[int], summary: str, *, plugin: str = "compact") -> None:
         session = self.agent.session
         shadowed = sorted(seqs)
         session.append("compact/start", {"seqs": shadowed})
@@ -249,21 +350,71 @@ class PythonAgentDriver:
             "user/message",
             {
                 "content": [{"type": "text", "text": summary}],
-                "source": {"kind": "plugin", "plugin": "compact"},
+                "source": {"kind": "plugin", "plugin": plugin},
             },
             surfaceOp={"op": "replace", "start": shadowed[0], "end": shadowed[-1]},
             sourceEventSeqs=shadowed,
         )
         session.append("compact/end", {"seqs": shadowed})
 
-    def append_event(self, type: str, data: Any) -> SessionEvent:
-        return copy.deepcopy(self.agent.session.append(type, data))
+    def append_event(
+        self, type: str, data: Any, *, envelope: Mapping[str, Any] | None = None
+    ) -> SessionEvent:
+        fields = _envelope(type, envelope)
+        return copy.deepcopy(self.agent.session.append(type, data, **fields))
 
     def abort_next_pre_step(self) -> None:
         self.agent.abort_next_pre_step()
 
     def dispose(self) -> None:
         self._host.host.dispose_agent(self.agent)
+
+    def start_tool(
+        self, name: str, arguments: Any, *, aborted: bool = False
+    ) -> _AbortablePending[ToolOutcome]:
+        signal = AbortSignal()
+        if aborted:
+            signal.abort()
+        host = self._host.host
+        task = host.start(
+            self.agent.execute_tool(
+                name,
+                copy.deepcopy(arguments),
+                f"direct-{next(_direct_calls)}",
+                signal,
+                registry=not aborted,  # as call_tool(aborted=True): the plugin's own answer
+            )
+        )
+        host.run_until_idle()
+        return _AbortablePending(host, task, signal)
+
+    def start_pre_step(
+        self, turn: int, step: int, *, aborted: bool = False
+    ) -> _AbortablePending[PreStepOutcome]:
+        signal = AbortSignal()
+        if aborted:
+            signal.abort()
+        host = self._host.host
+        return _AbortablePending(host, host.start_pre_step(self.agent, turn, step, signal), signal)
+
+    def start_dispose(self) -> _TaskPending[None]:
+        host = self._host.host
+        return _TaskPending(host, host.start_dispose_agent(self.agent))
+
+    def hold_maintenance(self) -> _HeldMaintenance:
+        host = self._host.host
+        gate: asyncio.Future[None] = host.process.loop.create_future()
+
+        async def held() -> bool:
+            await gate
+            return True
+
+        task = self.agent.run_maintenance(held)
+        host.run_until_idle()
+        return _HeldMaintenance(host, gate, task)
+
+    def counters(self) -> AgentCounters:
+        return self.agent.counters()
 
 
 class _ProbePlugin:

@@ -44,6 +44,7 @@ from pytest_dsh.errors import (
     PluginLoadError,
     UnknownPluginError,
 )
+from pytest_dsh.pending import PreStepOutcome
 from pytest_dsh.persistence import (
     DurableStore,
     FaultPlan,
@@ -52,6 +53,7 @@ from pytest_dsh.persistence import (
     PersistenceRejectedError,
 )
 from pytest_dsh.session import FakeSession
+from pytest_dsh.tools import AbortSignal
 from pytest_dsh.virtual_loop import VirtualEventLoop
 
 __all__ = ["FakeHost", "HostProcess"]
@@ -118,10 +120,10 @@ class HostProcess:
             FlushRecord(session.id, outcome, self.host.clock.now_ms(), len(session.events))
         )
         if outcome == "hang":
-            parked: asyncio.Future[None] = self.loop.create_future()
+            parked: asyncio.Future[str] = self.loop.create_future()
             self.faults.park(parked)
-            await parked
-            outcome = "durable" if self.alive and session.live else "detached"
+            released = await parked
+            outcome = released if self.alive and session.live else "detached"  # type: ignore[assignment]
         if outcome == "durable":
             self.host.store.persist(session.header, session.events)
             return True
@@ -156,7 +158,7 @@ class HostProcess:
         return dispose
 
     def guard_append(self, session: FakeSession, event: SessionEvent) -> None:
-        self.faults.check_append(event["type"])
+        self.faults.check_append(event["type"], event["data"])
         for owner, checker in list(self.invariants):
             _run_checker(owner, checker, session.events, event, session.seed_length)
 
@@ -222,11 +224,13 @@ class FakeHost:
         self.clock = VirtualClock(start_ms)
         self.store = DurableStore()
         self.faults = FaultPlan()
+        self.faults.after_release = self.run_until_idle
         self.flushes: list[FlushRecord] = []
         self.warnings: list[str] = []
         self.errors: list[str] = []
         self._loaded: list[tuple[str, dict[str, Any]]] = []
         self._ids = itertools.count(1)
+        self._disposals: dict[str, asyncio.Task[None]] = {}
         self._process = HostProcess(self)
         self._closed = False
         self.clock.start_patching()
@@ -294,11 +298,23 @@ class FakeHost:
         if plugin is None:
             raise UnknownPluginError(name, sorted(self._process.plugins))
         self._loaded = [(n, c) for n, c in self._loaded if n != name]
+        process = self._process
         dispose = getattr(plugin, "dispose", None)
-        if dispose is not None:
-            self.run_to_completion(dispose())
-        self._process.pm.unregister(plugin)
+
+        async def unload() -> None:
+            if dispose is not None:
+                await dispose()
+            process.pm.unregister(plugin)
+
+        task = self.start(unload())
         self.run_until_idle()
+        if not task.done():
+            # The unload keeps going and finishes once what it waits for is released.
+            raise HostStuckError(
+                "the plugin's disposal is still waiting with nothing left to run "
+                "(a hung flush? release it and the unload finishes)"
+            )
+        task.result()
 
     # -- agents ---------------------------------------------------------------------
 
@@ -365,12 +381,56 @@ class FakeHost:
         return agent
 
     def dispose_agent(self, agent: FakeAgent) -> None:
-        """Dispose ``agent``: the disposal hook is awaited, then it stops being live."""
-        if not agent.is_live:
-            return
-        self.run_to_completion(self._process.call_serial("dsh_agent_disposed", agent=agent))
-        agent.mark_dead()
+        """Dispose ``agent``: the disposal hook is awaited, then it stops being live.
+
+        Raises :class:`HostStuckError` when a listener still waits (say on a
+        hung flush); the disposal keeps going and finishes once released."""
+        task = self.start_dispose_agent(agent)
+        if not task.done():
+            raise HostStuckError(
+                "the disposal is still waiting with nothing left to run "
+                "(a hung flush? release it and the disposal finishes)"
+            )
+        task.result()
+
+    def start_dispose_agent(self, agent: FakeAgent) -> asyncio.Task[None]:
+        """Start disposing ``agent`` and run until idle; the task settles when
+        every disposal listener has and the agent stopped being live. A second
+        call while a disposal runs returns the same task."""
+        running = self._disposals.get(agent.id)
+        if running is not None and (not running.done() or not agent.is_live):
+            return running
+        process = self._process
+
+        async def dispose() -> None:
+            if agent.is_live:
+                # As in DSH, the agent's current activity converges first.
+                await agent.settle_maintenance()
+                await process.call_serial("dsh_agent_disposed", agent=agent)
+                agent.mark_dead()
+
+        task = self.start(dispose())
+        self._disposals[agent.id] = task
         self.run_until_idle()
+        return task
+
+    def start_pre_step(
+        self, agent: FakeAgent, turn: int, step: int, signal: AbortSignal
+    ) -> asyncio.Task[PreStepOutcome]:
+        """Call the pre-step listeners for ``(turn, step)`` directly, outside a
+        turn, and run until idle."""
+        process = self._process
+
+        async def pre_step() -> PreStepOutcome:
+            try:
+                await process.run_pre_step(agent, turn, step, signal)
+            except Exception as exc:
+                return PreStepOutcome("error", str(exc))
+            return PreStepOutcome("aborted" if signal.aborted else "entered")
+
+        task = self.start(pre_step())
+        self.run_until_idle()
+        return task
 
     def crash(self) -> None:
         """The process dies: non-durable events, timers, queued follow-ups and
@@ -384,8 +444,16 @@ class FakeHost:
     def flush_session(self, agent: FakeAgent) -> bool:
         """Flush ``agent``'s session as the host's own persistence would (for
         example at a turn boundary); True when it became durable."""
+        task = self.start(self._process.flush(agent.session))
+        self.run_until_idle()
+        if not task.done():
+            # The flush stays hung (as a real one would); releasing it finishes it.
+            raise HostStuckError(
+                "the flush is still waiting with nothing left to run "
+                "(call faults.release_hung_flush())"
+            )
         try:
-            return bool(self.run_to_completion(self._process.flush(agent.session)))
+            return bool(task.result())
         except (PersistenceRejectedError, PersistenceDetachedError):
             return False
 

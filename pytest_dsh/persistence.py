@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import asyncio
 import copy
-from collections.abc import Sequence
+import json
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, final
+from typing import Any, Literal, final
 
 from pytest_dsh.contract import AppendRejectedError, SessionEvent, SessionHeader
 
@@ -26,10 +27,14 @@ __all__ = [
     "FlushRecord",
     "PersistenceDetachedError",
     "PersistenceRejectedError",
+    "ReleaseOutcome",
 ]
 
 FlushOutcome = Literal["durable", "falsy", "rejected", "detached", "hang"]
+#: How a released hung flush ends.
+ReleaseOutcome = Literal["durable", "falsy", "rejected", "detached"]
 _FAULTS: frozenset[str] = frozenset({"falsy", "rejected", "detached", "hang"})
+_RELEASES: frozenset[str] = frozenset({"durable", "falsy", "rejected", "detached"})
 
 
 class PersistenceRejectedError(RuntimeError):
@@ -57,6 +62,7 @@ class _Window:
     first: int
     count: int | None
     event_type: str | None = None
+    data: dict[str, Any] | None = None
     seen: int = 0
 
     def claims(self) -> bool:
@@ -77,7 +83,10 @@ class FaultPlan:
 
     def __init__(self) -> None:
         self._windows: list[_Window] = []
-        self._hung: list[asyncio.Future[None]] = []
+        self._hung: list[asyncio.Future[str]] = []
+        #: Called after a release: the host runs until idle, so the released
+        #: work has finished when the release returns (as on every host).
+        self.after_release: Callable[[], None] | None = None
 
     # -- planning -------------------------------------------------------------
 
@@ -95,11 +104,31 @@ class FaultPlan:
         self.fail_flushes(outcome, first=n, count=1)
 
     def fail_appends(
-        self, *, event_type: str | None = None, first: int = 1, count: int | None = 1
+        self,
+        *,
+        event_type: str | None = None,
+        data: Mapping[str, Any] | None = None,
+        first: int = 1,
+        count: int | None = 1,
     ) -> None:
-        """Make matching ``session.append`` calls raise (the log is unchanged)."""
-        window = _Window("append", "rejected", _positive(first), _count(count), event_type)
+        """Make matching ``session.append`` calls raise (the log is unchanged).
+        ``data`` matches on the payload: every key it names must be present in
+        the event's data with an equal (JSON) value."""
+        window = _Window(
+            "append",
+            "rejected",
+            _positive(first),
+            _count(count),
+            event_type,
+            None if data is None else json.loads(json.dumps(dict(data))),
+        )
         self._windows.append(window)
+
+    def fail_maintenance(self, *, first: int = 1, count: int | None = 1) -> None:
+        """Make ``agent.run_maintenance`` claims reject *asynchronously*: the
+        claim returns an awaitable that raises ``MaintenanceRejectedError``
+        and the task never runs (the synchronous busy rejection is unchanged)."""
+        self._windows.append(_Window("maintenance", "rejected", _positive(first), _count(count)))
 
     def fail_followups(self, *, first: int = 1, count: int | None = 1) -> None:
         """Make ``agent.followup`` calls raise (nothing is queued)."""
@@ -109,18 +138,35 @@ class FaultPlan:
         """Forget every planned fault (hung flushes stay hung until released)."""
         self._windows.clear()
 
-    def release_hung_flushes(self) -> None:
-        """Let every hung flush complete as durable."""
-        hung, self._hung = self._hung, []
-        for future in hung:
-            if not future.done():
-                future.set_result(None)
+    def release_hung_flushes(self, outcome: ReleaseOutcome = "durable") -> None:
+        """Let every hung flush complete, in the order they hung, with ``outcome``."""
+        _release_outcome(outcome)
+        while self.hung_flushes:
+            self.release_hung_flush(outcome)
+
+    def release_hung_flush(self, outcome: ReleaseOutcome = "durable") -> None:
+        """Let the oldest hung flush complete with ``outcome``: ``"durable"``,
+        ``"falsy"`` (resolves false), ``"rejected"`` or ``"detached"`` (raise).
+        A flush whose session stopped being live meanwhile ends detached."""
+        _release_outcome(outcome)
+        # Flushes of a crashed process are gone, not hung.
+        self._hung = [future for future in self._hung if not future.done()]
+        if not self._hung:
+            raise ValueError("no flush is hung")
+        self._hung.pop(0).set_result(outcome)
+        if self.after_release is not None:
+            self.after_release()
+
+    @property
+    def hung_flushes(self) -> int:
+        """How many flushes hang now, waiting for a release."""
+        return sum(1 for future in self._hung if not future.done())
 
     # -- for hosts that count calls elsewhere (e.g. in another process) ------
 
     def snapshot(self) -> list[dict[str, object]]:
         """The planned faults in planning order, with how many matching calls
-        each has seen: ``{"kind", "outcome", "first", "count", "event_type", "seen"}``."""
+        each has seen: ``{"kind", "outcome", "first", "count", "event_type", "data", "seen"}``."""
         return [
             {
                 "kind": window.kind,
@@ -128,6 +174,7 @@ class FaultPlan:
                 "first": window.first,
                 "count": window.count,
                 "event_type": window.event_type,
+                "data": window.data,
                 "seen": window.seen,
             }
             for window in self._windows
@@ -148,10 +195,21 @@ class FaultPlan:
                 outcome = window.outcome  # type: ignore[assignment]
         return outcome
 
-    def append_fails(self, event_type: str) -> bool:
+    def append_fails(self, event_type: str, data: Any = None) -> bool:
         failed = False
         for window in self._windows:
-            if window.kind == "append" and window.event_type in (None, event_type):
+            if (
+                window.kind == "append"
+                and window.event_type in (None, event_type)
+                and _payload_matches(window.data, data)
+            ):
+                failed = window.claims() or failed
+        return failed
+
+    def maintenance_fails(self) -> bool:
+        failed = False
+        for window in self._windows:
+            if window.kind == "maintenance":
                 failed = window.claims() or failed
         return failed
 
@@ -162,12 +220,27 @@ class FaultPlan:
                 failed = window.claims() or failed
         return failed
 
-    def park(self, future: asyncio.Future[None]) -> None:
+    def park(self, future: asyncio.Future[str]) -> None:
         self._hung.append(future)
 
-    def check_append(self, event_type: str) -> None:
-        if self.append_fails(event_type):
+    def check_append(self, event_type: str, data: Any = None) -> None:
+        if self.append_fails(event_type, data):
             raise AppendRejectedError(f"append of {event_type!r} rejected by the fault plan")
+
+
+def _payload_matches(wanted: dict[str, Any] | None, data: Any) -> bool:
+    if wanted is None:
+        return True
+    return isinstance(data, dict) and all(
+        key in data and data[key] == value for key, value in wanted.items()
+    )
+
+
+def _release_outcome(outcome: str) -> None:
+    if outcome not in _RELEASES:
+        raise ValueError(
+            f"unknown release outcome {outcome!r}; expected one of {sorted(_RELEASES)}"
+        )
 
 
 def _positive(first: int) -> int:

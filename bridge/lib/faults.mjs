@@ -2,6 +2,23 @@
 // the Python FaultPlan: the adapter sends them before a request and reads the
 // `seen` counters back after it, so counting semantics stay in one place.
 
+/** Every key of `wanted` is in `data` with an equal JSON value (no `wanted`: any payload). */
+function payloadMatches(wanted, data) {
+  if (wanted === null || wanted === undefined) return true
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) return false
+  return Object.entries(wanted).every(
+    ([key, value]) => Object.hasOwn(data, key) && canonical(data[key]) === canonical(value),
+  )
+}
+
+/** JSON with sorted keys, so equal values compare equal (as Python's ==). */
+function canonical(value) {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value)
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`
+  const keys = Object.keys(value).sort()
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical(value[k])}`).join(',')}}`
+}
+
 export class Faults {
   constructor() {
     this.windows = []
@@ -32,12 +49,20 @@ export class Faults {
     return outcome
   }
 
-  appendFails(type) {
+  appendFails(type, data) {
     let failed = false
     for (const w of this.windows) {
-      if (w.kind === 'append' && (w.event_type === null || w.event_type === type)) {
+      if (w.kind === 'append' && (w.event_type === null || w.event_type === type) && payloadMatches(w.data, data)) {
         failed = this.claims(w) || failed
       }
+    }
+    return failed
+  }
+
+  maintenanceFails() {
+    let failed = false
+    for (const w of this.windows) {
+      if (w.kind === 'maintenance') failed = this.claims(w) || failed
     }
     return failed
   }
@@ -57,10 +82,10 @@ export class Faults {
     return parked.promise
   }
 
-  releaseHung() {
-    const hung = this.hung
-    this.hung = []
-    for (const resolve of hung) resolve()
-    return hung.length
+  /** Release the oldest `count` hung flushes with `outcome` (durable, falsy, rejected, detached). */
+  releaseHung(outcome = 'durable', count = Infinity) {
+    const released = this.hung.splice(0, count)
+    for (const resolve of released) resolve(outcome)
+    return released.length
   }
 }

@@ -42,8 +42,8 @@ export function hostSessionStore(proc) {
       let outcome = isLive() ? proc.faults.nextFlushOutcome() : 'detached'
       proc.host.recordFlush(session.id, outcome, Date.now(), session.events.length)
       if (outcome === 'hang') {
-        await proc.faults.park()
-        outcome = isLive() ? 'durable' : 'detached'
+        const released = await proc.faults.park()
+        outcome = isLive() ? released : 'detached'
       }
       if (outcome === 'durable') {
         proc.flushesInFlight += 1

@@ -1,6 +1,10 @@
 """A stateful property: random sequences of management calls, virtual time,
 wall-clock jumps and crashes against a small model of the README.
 
+Calls also race (two creates started together while a flush hangs), are
+aborted before or during their preflight, meet failing preflights and
+barriers, and time passes while the agent is busy in maintenance.
+
 The model keeps the active records (id, kind, prompt, target, interval) in
 creation order. Whenever time reaches a target the live owner must act:
 a due one-shot is dispatched and leaves the list; a due Every record moves to
@@ -165,6 +169,55 @@ class ScheduleMachine(RuleBasedStateMachine):
         else:
             assert value == {"id": schedule_id, "deleted": False, "code": "schedule_not_found"}
 
+    @rule(first=prompts(max_size=8), second=prompts(max_size=8),
+          seconds=st.integers(1, 2 * HOUR_S))
+    def racing_creates(self, first: str, second: str, seconds: int) -> None:
+        self.host.faults.fail_flushes("hang")
+        calls = [
+            self.agent.start_tool("schedule_create", {"prompt": p, "after_seconds": seconds})
+            for p in (first, second)
+        ]
+        assert [call.done for call in calls] == [False, False]
+        self.host.faults.release_hung_flush()
+        for prompt, call in zip((first, second), calls, strict=True):
+            record = ModelRecord(self._next_id(), "after", js_trim(prompt),
+                                 self.now + seconds * 1000, after_seconds=seconds)
+            self._expect_created(call.result().value, record)
+
+    @rule(prompt=prompts(max_size=8), during_preflight=st.booleans())
+    def aborted_create(self, prompt: str, during_preflight: bool) -> None:
+        arguments = {"prompt": prompt, "after_seconds": 60}
+        if not during_preflight:
+            value = self.agent.start_tool("schedule_create", arguments, aborted=True).result()
+            assert value.value == {"code": "internal_error",
+                                   "message": "The schedule operation failed."}
+            return
+        self.host.faults.fail_flushes("hang")
+        call = self.agent.start_tool("schedule_create", arguments)
+        call.abort()
+        self.host.faults.release_hung_flush()
+        assert call.result().is_error is True  # the host reports the aborted call
+
+    @rule(prompt=prompts(max_size=8), outcome=st.sampled_from(["falsy", "rejected", "detached"]),
+          at_barrier=st.booleans())
+    def create_with_failing_flush(self, prompt: str, outcome: str, at_barrier: bool) -> None:
+        self.host.faults.fail_flushes(outcome, first=2 if at_barrier else 1)  # type: ignore[arg-type]
+        value = self.agent.call_tool("schedule_create", {"prompt": prompt, "after_seconds": 600})
+        self.host.faults.clear()
+        assert value.value["code"] == "persistence_uncertain"
+        if at_barrier:  # the create is in the log: the record is active
+            record = ModelRecord(self._next_id(), "after", js_trim(prompt),
+                                 self.now + 600_000, after_seconds=600)
+            assert value.value["id"] == record.id
+            self.active[record.id] = record
+
+    @rule(seconds=st.integers(0, 2 * HOUR_S))
+    def advance_while_busy(self, seconds: int) -> None:
+        hold = self.agent.hold_maintenance()
+        self.host.advance(seconds)
+        hold.release()
+        self.settle()  # what fell due waited for idle: decided now
+
     @rule(seconds=st.integers(0, 2 * HOUR_S))
     def advance(self, seconds: int) -> None:
         since = self.now
@@ -215,7 +268,10 @@ def _parse(text: str) -> int:
     return round(moment.timestamp() * 1000)
 
 
-@pytest.mark.spec("SCH-003", "SCH-035", "SCH-042", "SCH-043", "SCH-044", "SCH-045", "SCH-050")
+@pytest.mark.spec(
+    "SCH-003", "SCH-012", "SCH-013", "SCH-033", "SCH-035", "SCH-042", "SCH-043", "SCH-044",
+    "SCH-045", "SCH-050", "SCH-053",
+)
 def test_schedule_behaves_like_its_model(dsh_implementation):
     run_state_machine_as_test(
         lambda: ScheduleMachine(dsh_implementation),

@@ -10,8 +10,8 @@ The fault plan stays a Python :class:`~pytest_dsh.persistence.FaultPlan`: its
 windows are sent with the next request whenever they changed and the counters
 Node advanced are written back, so "the 2nd flush from now" means the same
 thing for every implementation. A flush that hangs in Node is represented by a
-parked token in the plan; :meth:`FaultPlan.release_hung_flushes` resolves it,
-which releases the hung flushes in Node.
+parked token in the plan; :meth:`FaultPlan.release_hung_flush` resolves the
+oldest, which releases the oldest hung flush in Node with the same outcome.
 """
 
 from __future__ import annotations
@@ -20,11 +20,13 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any, cast, final
 
+from pytest_dsh.clock import JS_MAX_TIME_MS
 from pytest_dsh.contract import (
     AgentStatus,
     AppendRejectedError,
     CompositionError,
     InvariantViolationError,
+    MaintenanceRejectedError,
     SessionEvent,
     SessionHeader,
 )
@@ -38,6 +40,7 @@ from pytest_dsh.official._process import (
     acquire_process,
     release_process,
 )
+from pytest_dsh.pending import AgentCounters, PreStepOutcome
 from pytest_dsh.persistence import FaultPlan, FlushRecord
 from pytest_dsh.tools import ToolOutcome
 
@@ -65,6 +68,8 @@ def _raise_mapped(failure: NodeFailure, op: str) -> None:
         raise CompositionError(message)
     if kind == "HostStuckError":
         raise HostStuckError(message)
+    if kind == "MaintenanceRejectedError":
+        raise MaintenanceRejectedError(message)
     if kind == "KeyError":
         raise KeyError(message)
     if kind == "ValueError":
@@ -80,7 +85,8 @@ def _raise_mapped(failure: NodeFailure, op: str) -> None:
 
 
 class _ParkedFlush:
-    """Stands in the Python fault plan for flushes hung inside Node."""
+    """Stands in the Python fault plan for one flush hung inside Node (both
+    sides keep hung flushes in the order they hung and release the oldest)."""
 
     def __init__(self, host: BridgeHostDriver) -> None:
         self._host = host
@@ -89,10 +95,64 @@ class _ParkedFlush:
     def done(self) -> bool:
         return self._done
 
-    def set_result(self, _result: object) -> None:
+    def set_result(self, outcome: object) -> None:
         if not self._done:
             self._done = True
-            self._host._release_hung()
+            self._host._release_hung(str(outcome))
+
+
+_STUCK = (
+    "the operation is still waiting with nothing left to run "
+    "(a hung flush? release it or advance the clock)"
+)
+
+
+class _BridgePending:
+    """:class:`~pytest_dsh.pending.Pending` work tracked inside the Node host."""
+
+    def __init__(self, host: BridgeHostDriver, pending_id: str, op: str) -> None:
+        self._host = host
+        self._id = pending_id
+        self._op = op
+
+    def _info(self) -> dict[str, Any]:
+        return cast(dict[str, Any], self._host._call("pending", pending=self._id))
+
+    @property
+    def done(self) -> bool:
+        return bool(self._info()["done"])
+
+    def _settled(self) -> Any:
+        info = self._info()
+        if not info["done"]:
+            raise HostStuckError(_STUCK)
+        if not info["ok"]:
+            error = info["error"]
+            _raise_mapped(NodeFailure(error["kind"], error["message"]), self._op)
+        return info["value"]
+
+    def abort(self) -> None:
+        self._host._call("abort_pending", pending=self._id)
+
+    def release(self) -> None:
+        self._host._call("release_pending", pending=self._id)
+
+
+class _BridgeToolCall(_BridgePending):
+    def result(self) -> ToolOutcome:
+        value = self._settled()
+        return ToolOutcome(value["is_error"], value["value"], value["text"], value["error"])
+
+
+class _BridgePreStep(_BridgePending):
+    def result(self) -> PreStepOutcome:
+        value = self._settled()
+        return PreStepOutcome(value["kind"], value["message"])
+
+
+class _BridgeDisposal(_BridgePending):
+    def result(self) -> None:
+        self._settled()
 
 
 def _window_state(plan: FaultPlan) -> list[dict[str, Any]]:
@@ -177,17 +237,51 @@ class BridgeAgentDriver:
     def requests(self) -> list[list[SessionEvent]]:
         return cast(list[list[SessionEvent]], self._call("requests"))
 
-    def compact(self, seqs: Sequence[int], summary: str) -> None:
-        self._call("compact", seqs=list(seqs), summary=summary)
+    def compact(self, seqs: Sequence[int], summary: str, *, plugin: str = "compact") -> None:
+        self._call("compact", seqs=list(seqs), summary=summary, plugin=plugin)
 
-    def append_event(self, type: str, data: Any) -> SessionEvent:
-        return cast(SessionEvent, self._call("append_event", type=type, data=data))
+    def append_event(
+        self, type: str, data: Any, *, envelope: Mapping[str, Any] | None = None
+    ) -> SessionEvent:
+        if envelope is not None:
+            unknown = set(envelope) - {"surfaceOp", "sourceEventSeqs"}
+            if unknown:
+                raise ValueError(
+                    f"unknown envelope fields {sorted(unknown)}; "
+                "allowed: surfaceOp, sourceEventSeqs"
+                )
+        return cast(
+            SessionEvent,
+            self._call(
+                "append_event",
+                type=type,
+                data=data,
+                envelope=None if envelope is None else dict(envelope),
+            ),
+        )
 
     def abort_next_pre_step(self) -> None:
         self._call("abort_next_pre_step")
 
     def dispose(self) -> None:
         self._call("dispose")
+
+    def start_tool(self, name: str, arguments: Any, *, aborted: bool = False) -> _BridgeToolCall:
+        pending = self._call("start_tool", name=name, arguments=arguments, aborted=aborted)
+        return _BridgeToolCall(self._host, pending, "start_tool")
+
+    def start_pre_step(self, turn: int, step: int, *, aborted: bool = False) -> _BridgePreStep:
+        pending = self._call("start_pre_step", turn=turn, step=step, aborted=aborted)
+        return _BridgePreStep(self._host, pending, "start_pre_step")
+
+    def start_dispose(self) -> _BridgeDisposal:
+        return _BridgeDisposal(self._host, self._call("start_dispose"), "start_dispose")
+
+    def hold_maintenance(self) -> _BridgePending:
+        return _BridgePending(self._host, self._call("hold_maintenance"), "hold_maintenance")
+
+    def counters(self) -> AgentCounters:
+        return AgentCounters(**self._call("counters"))
 
 
 @final
@@ -285,12 +379,10 @@ class BridgeHostDriver:
             self._parked.append(parked)
             self._faults.park(cast(Any, parked))
 
-    def _release_hung(self) -> None:
-        for parked in self._parked:
-            parked._done = True
-        self._parked = []
+    def _release_hung(self, outcome: str) -> None:
+        self._parked = [parked for parked in self._parked if not parked.done()]
         if not self._closed:
-            self._call("release_hung")
+            self._call("release_hung", outcome=outcome, count=1)
 
     # -- HostDriver -------------------------------------------------------------------
 
@@ -326,6 +418,11 @@ class BridgeHostDriver:
     def set_wall_clock(self, epoch_ms: int) -> None:
         if isinstance(epoch_ms, bool) or not isinstance(epoch_ms, int):
             raise TypeError("wall clock values are integer epoch milliseconds")
+        if not -JS_MAX_TIME_MS <= epoch_ms <= JS_MAX_TIME_MS:
+            raise ValueError(
+                f"wall clock {epoch_ms} ms is outside the JavaScript time range "
+                f"(±{JS_MAX_TIME_MS} ms)"
+            )
         self._call("set_wall", ms=epoch_ms)
 
     def advance(self, seconds: float) -> None:
@@ -376,6 +473,11 @@ class BridgeHostDriver:
 
     def durable_events(self, session_id: str) -> list[SessionEvent]:
         return cast(list[SessionEvent], self._call("durable_events", session_id=session_id))
+
+    def flush_session(self, agent: AgentDriver) -> bool:
+        if not (isinstance(agent, BridgeAgentDriver) and agent._host is self):
+            raise TypeError("agent must be an agent of this host")
+        return bool(self._call("flush_session", agent=agent.handle))
 
     def add_pre_step_probe(
         self, mode: ProbeMode = "record", *, only: tuple[int, int] | None = None

@@ -21,6 +21,12 @@ __all__ = ["format_duration", "format_offset", "format_timestamp"]
 
 _EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
 _UNITS: Final = (("d", 86_400), ("h", 3_600), ("m", 60))
+#: 400 Gregorian years, in seconds (146,097 days).
+_CYCLE_S: Final = 146_097 * 86_400
+#: 0002-01-01 and 9998-12-31 UTC: a day of margin keeps any offset in range.
+_FIRST_S: Final = -62_104_060_800
+_LAST_S: Final = 253_370_678_400
+
 
 
 def format_offset(offset_seconds: int) -> str:
@@ -35,17 +41,28 @@ def format_offset(offset_seconds: int) -> str:
 def format_timestamp(epoch_ms: int, zone: ZoneInfo, label: str) -> str:
     """The local wall time of ``epoch_ms`` in ``zone``, labelled ``[label]``.
 
-    Raises :class:`ValueError` when the local time falls outside years 1-9999.
+    Any instant of the JavaScript time range has a local time; years past
+    9999 print in full (``10000-01-01T08:00:00+08:00[Asia/Shanghai]``).
     """
+    seconds = epoch_ms // 1000
+    # datetime ends at years 1 and 9999, JS time does not. The Gregorian
+    # calendar, and with it a zone's recurring rule, repeats every 400 years:
+    # shift an instant outside into range and add the years back when printing.
+    cycles = 0
+    if seconds > _LAST_S:
+        cycles = -((seconds - _LAST_S) // -_CYCLE_S)
+    elif seconds < _FIRST_S:
+        cycles = (seconds - _FIRST_S) // _CYCLE_S
+    seconds -= cycles * _CYCLE_S
     try:
-        local = (_EPOCH + timedelta(seconds=epoch_ms // 1000)).astimezone(zone)
+        local = (_EPOCH + timedelta(seconds=seconds)).astimezone(zone)
     except OverflowError as exc:
         raise ValueError(f"instant {epoch_ms} cannot be shown as a local time") from exc
     offset = local.utcoffset()
     assert offset is not None  # a ZoneInfo always has an offset
     offset_seconds = offset.days * 86_400 + offset.seconds
     return (
-        f"{local.year}-{local.month:02d}-{local.day:02d}"
+        f"{local.year + 400 * cycles}-{local.month:02d}-{local.day:02d}"
         f"T{local.hour:02d}:{local.minute:02d}:{local.second:02d}"
         f"{format_offset(offset_seconds)}[{label}]"
     )

@@ -78,9 +78,19 @@ def test_years_before_1000_are_not_padded():
     )
 
 
-def test_instants_outside_local_years_1_to_9999_are_refused():
-    with pytest.raises(ValueError, match="cannot be shown"):
-        format_timestamp(10**17, pinned_zone("UTC"), "UTC")
+@pytest.mark.parametrize(
+    ("epoch_ms", "zone", "expected"),
+    [
+        (253_402_300_800_000, "UTC", "10000-01-01T00:00:00+00:00[UTC]"),
+        (8_640_000_000_000_000, "UTC", "275760-09-13T00:00:00+00:00[UTC]"),
+        # 10000-07-01T12:00Z: the zone's recurring rule still applies (EDT)
+        (253_418_025_600_000 + 12 * 3_600_000, "America/New_York",
+         "10000-07-01T08:00:00-04:00[America/New_York]"),
+    ],
+)
+def test_instants_past_year_9999_print_their_full_year(epoch_ms, zone, expected):
+    # JS time runs to +275760; the reading must name the real instant.
+    assert format_timestamp(epoch_ms, pinned_zone(zone), zone) == expected
 
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)

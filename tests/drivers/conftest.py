@@ -1,0 +1,58 @@
+"""Both hosts behind one fixture: every test here runs on the Python fake host
+(with the reference plugins) and on the Node bridge (with the official build),
+so a driver seam that behaves differently on the two fails on one of them.
+
+The bridge leg skips only on a developer machine without the bridge; under
+``CI=true`` a missing bridge fails, as in ``tests/official``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+
+import pytest
+
+from dsh_reference.implementation import IMPLEMENTATION as REFERENCE
+from pytest_dsh.driver import HostDriver
+
+START_MS = 1_767_225_600_000  # 2026-01-01T00:00:00.000Z
+
+OpenHost = Callable[..., HostDriver]
+
+
+def _official() -> object:
+    from pytest_dsh.official import (
+        IMPLEMENTATION,
+        BridgeUnavailableError,
+        locate_bridge,
+        locate_node,
+    )
+
+    try:
+        locate_node(locate_bridge())
+    except BridgeUnavailableError as exc:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI must install the bridge (npm ci --prefix bridge): {exc}")
+        pytest.skip(str(exc))
+    return IMPLEMENTATION
+
+
+@pytest.fixture(params=["python", "bridge"])
+def open_host(request: pytest.FixtureRequest) -> Iterator[OpenHost]:
+    implementation = REFERENCE if request.param == "python" else _official()
+    opened: list[HostDriver] = []
+
+    def open_one(start_ms: int = START_MS) -> HostDriver:
+        host = implementation.open_host(start_ms=start_ms)  # type: ignore[attr-defined]
+        opened.append(host)
+        return host
+
+    yield open_one
+    for host in reversed(opened):
+        host.close()
+
+
+@pytest.fixture
+def host(open_host: OpenHost) -> HostDriver:
+    return open_host()
