@@ -29,9 +29,10 @@ from pytest_dsh.contract import (
     hookimpl,
 )
 from pytest_dsh.host import FakeHost
+from pytest_dsh.json_limits import json_copy
 from pytest_dsh.model import ModelReply
 from pytest_dsh.persistence import FaultPlan, FlushRecord
-from pytest_dsh.tools import AbortSignal, ToolOutcome
+from pytest_dsh.tools import AbortSignal, ToolOutcome, argument_error
 
 __all__ = [
     "AgentDriver",
@@ -149,6 +150,7 @@ class HostDriver(Protocol):
         seed_length: int | None = None,
     ) -> AgentDriver:
         """A new agent; ``seed_length`` sets the header's ``seedLength``."""
+
     def fork(self, agent: AgentDriver) -> AgentDriver: ...
     def resume(self, session_id: str) -> AgentDriver: ...
     def crash(self) -> None: ...
@@ -156,6 +158,7 @@ class HostDriver(Protocol):
     def flush_session(self, agent: AgentDriver) -> bool:
         """The host flushes ``agent``'s session itself (as its persistence does
         between turns); the fault plan applies. True when durable."""
+
     def add_pre_step_probe(
         self, mode: ProbeMode = "record", *, only: tuple[int, int] | None = None
     ) -> PreStepProbe: ...
@@ -197,7 +200,7 @@ class PythonAgentDriver:
         return self.agent.session.snapshot()
 
     def history(self) -> list[SessionEvent]:
-        return copy.deepcopy(self.agent.session.history())
+        return json_copy(self.agent.session.history())
 
     def header(self) -> SessionHeader:
         return copy.deepcopy(self.agent.session.header)
@@ -220,6 +223,9 @@ class PythonAgentDriver:
         return specs
 
     def call_tool(self, name: str, arguments: Any, *, aborted: bool = False) -> ToolOutcome:
+        refused = argument_error(arguments)  # before copying what may not copy
+        if refused is not None:
+            return refused
         signal = AbortSignal()
         if aborted:
             signal.abort()
@@ -239,7 +245,7 @@ class PythonAgentDriver:
 
     def requests(self) -> list[list[SessionEvent]]:
         events = self.agent.session.events
-        return [[copy.deepcopy(events[seq]) for seq in sent] for sent in self.agent.model.requests]
+        return [[json_copy(events[seq]) for seq in sent] for sent in self.agent.model.requests]
 
     def compact(self, seqs: Sequence[int], summary: str) -> None:
         session = self.agent.session
@@ -257,7 +263,7 @@ class PythonAgentDriver:
         session.append("compact/end", {"seqs": shadowed})
 
     def append_event(self, type: str, data: Any) -> SessionEvent:
-        return copy.deepcopy(self.agent.session.append(type, data))
+        return json_copy(self.agent.session.append(type, data))
 
     def abort_next_pre_step(self) -> None:
         self.agent.abort_next_pre_step()

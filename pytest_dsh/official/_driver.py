@@ -30,6 +30,7 @@ from pytest_dsh.contract import (
 )
 from pytest_dsh.driver import AgentDriver, PreStepProbe, ProbeCall, ProbeMode
 from pytest_dsh.errors import HostStuckError, PluginLoadError, UnknownPluginError
+from pytest_dsh.json_limits import json_value_problem
 from pytest_dsh.model import ModelReply
 from pytest_dsh.official._process import (
     BridgeProcess,
@@ -39,7 +40,7 @@ from pytest_dsh.official._process import (
     release_process,
 )
 from pytest_dsh.persistence import FaultPlan, FlushRecord
-from pytest_dsh.tools import ToolOutcome
+from pytest_dsh.tools import ToolOutcome, argument_error
 
 __all__ = ["BridgeAgentDriver", "BridgeHostDriver", "BridgeOperationError"]
 
@@ -160,6 +161,9 @@ class BridgeAgentDriver:
         return cast(list[dict[str, Any]], self._call("tool_specs"))
 
     def call_tool(self, name: str, arguments: Any, *, aborted: bool = False) -> ToolOutcome:
+        refused = argument_error(arguments)  # what JSON cannot carry to the bridge
+        if refused is not None:
+            return refused
         result = self._call("call_tool", name=name, arguments=arguments, aborted=aborted)
         return ToolOutcome(
             is_error=result["is_error"],
@@ -315,6 +319,9 @@ class BridgeHostDriver:
         return self._errors
 
     def load_plugin(self, name: str, config: Mapping[str, Any] | None = None) -> None:
+        problem = json_value_problem(dict(config or {}))  # as the fake host refuses it
+        if problem is not None:
+            raise PluginLoadError(name, f"config is not an acceptable JSON value: {problem}")
         self._call("load_plugin", name=name, config=dict(config or {}))
 
     def unload_plugin(self, name: str) -> None:

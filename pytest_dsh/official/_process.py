@@ -251,9 +251,13 @@ class BridgeProcess:
     def request(self, op: str, **args: Any) -> tuple[Any, dict[str, Any]]:
         """Send one request; return ``(result, sync)`` or raise :class:`NodeFailure`."""
         self._next_id += 1
-        message = _encode({"id": self._next_id, "op": op, **args})
+        message = {"id": self._next_id, "op": op, **args}
         try:
-            self._stdin.write(json.dumps(message, allow_nan=False).encode("utf-8") + b"\n")
+            line = json.dumps(message, allow_nan=False)
+        except ValueError:  # a non-finite float: spell it the bridge's way
+            line = json.dumps(_encode(message), allow_nan=False)
+        try:
+            self._stdin.write(line.encode("utf-8") + b"\n")
             self._stdin.flush()
         except BrokenPipeError as exc:
             raise BridgeCrashedError(f"the bridge is gone; stderr:\n{self._stderr_tail()}") from exc
