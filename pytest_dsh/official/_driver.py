@@ -398,7 +398,8 @@ class BridgeHostDriver:
         if self._closed:
             return
         try:
-            self._call("close")
+            if self._process.alive:  # a stopped process has no host to close
+                self._call("close")
         finally:
             self._closed = True
             release_process(self._process)
