@@ -19,9 +19,11 @@ The check is iterative, so it is itself safe for any depth.
 from __future__ import annotations
 
 import json
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 __all__ = ["MAX_JSON_DEPTH", "MAX_JSON_INT_BITS", "json_copy", "json_value_problem"]
+
+T = TypeVar("T")
 
 #: Deepest accepted nesting of arrays and objects (a scalar is depth 0).
 MAX_JSON_DEPTH: Final = 64
@@ -70,7 +72,8 @@ def _where(path: tuple[str, ...]) -> str:
     return text[-200:] if text else "(root)"
 
 
-def json_copy(value: Any) -> Any:
+def json_copy(value: T) -> T:
     """A deep copy of a JSON value (a session's events) that, unlike
     :func:`copy.deepcopy`, copes with any nesting the log accepted."""
-    return json.loads(json.dumps(value, ensure_ascii=False))
+    copied: T = json.loads(json.dumps(value, ensure_ascii=False))
+    return copied

@@ -29,7 +29,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Final, final
 
+from pytest_dsh import virtual_loop
 from pytest_dsh.errors import ImplementationError
+from pytest_dsh.virtual_loop import RunawayError
 
 __all__ = [
     "BridgeCrashedError",
@@ -243,9 +245,20 @@ class BridgeProcess:
 
     def _read_line(self) -> dict[str, Any]:
         deadline = time.monotonic() + REQUEST_TIMEOUT_S
+        wall_left = virtual_loop.budget.wall_left()
+        budget_bound = wall_left is not None and wall_left < REQUEST_TIMEOUT_S
+        if budget_bound:
+            deadline = time.monotonic() + max(wall_left or 0.0, 0.0)
         while b"\n" not in self._buffer:
             remaining = deadline - time.monotonic()
             if remaining <= 0 or not self._selector.select(remaining):
+                if budget_bound:
+                    error = self._desynchronised("the test's wall-clock budget ran out")
+                    raise RunawayError(
+                        f"the bridge did not answer within the test's wall-clock budget of "
+                        f"{virtual_loop.budget.wall_s:g} s (--dsh-wall-budget): the "
+                        f"implementation never settles; the Node process was stopped. {error}"
+                    )
                 raise self._desynchronised(
                     f"the bridge did not answer within {REQUEST_TIMEOUT_S:.0f} s"
                 )
@@ -297,7 +310,14 @@ class BridgeProcess:
             self._stdin.flush()
         except BrokenPipeError:
             raise self._desynchronised("the bridge is gone") from None
-        reply = self._read_line()
+        try:
+            reply = self._read_line()
+        except BaseException as exc:
+            # Interrupted mid-request (a signal, Ctrl-C): the reply will arrive
+            # later and be taken for the next one's; the process is unusable.
+            if self._failure is None:
+                self._desynchronised(f"a request was interrupted ({type(exc).__name__})")
+            raise
         _timings.requests += 1
         if reply.get("id") != self._next_id or not isinstance(reply.get("ok"), bool):
             raise self._desynchronised(
