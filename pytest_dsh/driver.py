@@ -31,7 +31,7 @@ from pytest_dsh.contract import (
 from pytest_dsh.host import FakeHost
 from pytest_dsh.json_limits import json_copy
 from pytest_dsh.model import ModelReply
-from pytest_dsh.persistence import FaultPlan, FlushRecord
+from pytest_dsh.persistence import Durability, FaultPlan, FlushRecord
 from pytest_dsh.tools import AbortSignal, ToolOutcome, argument_error
 
 __all__ = [
@@ -375,6 +375,11 @@ class PythonHostDriver:
 
     def resume(self, session_id: str) -> PythonAgentDriver:
         return self._wrap(self.host.resume(session_id))
+
+    def set_durability(self, mode: Durability) -> None:
+        """Fake host only: make events durable on flush (the default) or as each
+        is appended (``"per-event"``). See :class:`~pytest_dsh.persistence.DurableStore`."""
+        self.host.store.durability = mode
 
     def crash(self) -> None:
         self.host.crash()

@@ -28,6 +28,7 @@ from pytest_dsh.agent import FakeAgent
 from pytest_dsh.clock import HostClock, VirtualClock
 from pytest_dsh.contract import (
     PROJECT_NAME,
+    AppendRejectedError,
     CompositionError,
     HookSpecs,
     HostServices,
@@ -167,6 +168,11 @@ class HostProcess:
         self.faults.check_append(event["type"])
         for owner, checker in list(self.invariants):
             _run_checker(owner, checker, session.events, event, session.seed_length)
+        if self.host.store.durability == "per-event":
+            try:  # durable before it is appended, or not appended at all
+                self.host.store.persist(session.header, [*session.events, event])
+            except PersistenceRejectedError as exc:
+                raise AppendRejectedError(str(exc)) from exc
 
     # -- hooks ------------------------------------------------------------------
 

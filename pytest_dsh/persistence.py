@@ -20,6 +20,7 @@ from typing import Literal, final
 from pytest_dsh.contract import AppendRejectedError, SessionEvent, SessionHeader
 
 __all__ = [
+    "Durability",
     "DurableStore",
     "FaultPlan",
     "FlushOutcome",
@@ -29,6 +30,7 @@ __all__ = [
 ]
 
 FlushOutcome = Literal["durable", "falsy", "rejected", "detached", "hang"]
+Durability = Literal["flush", "per-event"]
 _FAULTS: frozenset[str] = frozenset({"falsy", "rejected", "detached", "hang"})
 
 
@@ -212,6 +214,11 @@ class DurableStore:
 
     def __init__(self) -> None:
         self._sessions: dict[str, _DurableSession] = {}
+        #: ``"flush"``: only a successful flush makes events durable (DSH's
+        #: default backend). ``"per-event"``: every accepted append is durable
+        #: at once, as with a backend that writes each event through; the host
+        #: then calls :meth:`persist` from its append path.
+        self.durability: Durability = "flush"
 
     def session_ids(self) -> list[str]:
         return list(self._sessions)
