@@ -7,8 +7,10 @@ import './lib/polyfill.mjs'
 import './lib/intl-cache.mjs'
 import { createInterface } from 'node:readline'
 import { createRequire } from 'node:module'
+import { testOps, watchParent } from './lib/lifecycle.mjs'
 
 const protocolOut = process.stdout.write.bind(process.stdout)
+watchParent()
 for (const method of ['log', 'info', 'debug', 'warn', 'error', 'trace']) {
   console[method] = (...args) => process.stderr.write(`${args.map(String).join(' ')}\n`)
 }
@@ -224,6 +226,7 @@ const ops = {
   async runtime() {
     return runtimeVersions()
   },
+  ...testOps(protocolOut),
 }
 
 function errorPayload(error) {
@@ -285,8 +288,8 @@ lines.on('line', (line) => {
   if (line.trim() === '') return
   queue = queue.then(() => handle(line))
 })
-lines.on('close', () => {
-  queue.then(() => process.exit(0))
-})
+// stdin closes when the parent exits or is done with us: nobody will read a
+// reply any more, so a request still running is abandoned, not awaited.
+lines.on('close', () => process.exit(0))
 
 reply({ ready: true, node: process.version, versions, fake_now: clock.now })

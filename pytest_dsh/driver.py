@@ -31,6 +31,7 @@ from pytest_dsh.contract import (
 )
 from pytest_dsh.errors import HostStuckError
 from pytest_dsh.host import FakeHost
+from pytest_dsh.json_limits import json_copy
 from pytest_dsh.model import ModelReply
 from pytest_dsh.pending import (
     AgentCounters,
@@ -40,9 +41,9 @@ from pytest_dsh.pending import (
     PendingToolCall,
     PreStepOutcome,
 )
-from pytest_dsh.persistence import FaultPlan, FlushRecord
+from pytest_dsh.persistence import Durability, FaultPlan, FlushRecord
 from pytest_dsh.session import MESSAGE_EVENT_TYPES
-from pytest_dsh.tools import AbortSignal, ToolOutcome
+from pytest_dsh.tools import AbortSignal, ToolOutcome, argument_error
 
 __all__ = [
     "AgentDriver",
@@ -188,6 +189,7 @@ class HostDriver(Protocol):
         seed_length: int | None = None,
     ) -> AgentDriver:
         """A new agent; ``seed_length`` sets the header's ``seedLength``."""
+
     def fork(self, agent: AgentDriver) -> AgentDriver: ...
     def resume(self, session_id: str) -> AgentDriver: ...
     def crash(self) -> None: ...
@@ -195,6 +197,7 @@ class HostDriver(Protocol):
     def flush_session(self, agent: AgentDriver) -> bool:
         """The host flushes ``agent``'s session itself (as its persistence does
         between turns); the fault plan applies. True when durable."""
+
     def add_pre_step_probe(
         self, mode: ProbeMode = "record", *, only: tuple[int, int] | None = None
     ) -> PreStepProbe: ...
@@ -267,6 +270,10 @@ class _HeldMaintenance:
 
 
 @final
+async def _answered(outcome: ToolOutcome) -> ToolOutcome:
+    return outcome
+
+
 class PythonAgentDriver:
     """:class:`AgentDriver` over a :class:`~pytest_dsh.agent.FakeAgent`."""
 
@@ -298,7 +305,7 @@ class PythonAgentDriver:
         return self.agent.session.snapshot()
 
     def history(self) -> list[SessionEvent]:
-        return copy.deepcopy(self.agent.session.history())
+        return json_copy(self.agent.session.history())
 
     def header(self) -> SessionHeader:
         return copy.deepcopy(self.agent.session.header)
@@ -321,6 +328,9 @@ class PythonAgentDriver:
         return specs
 
     def call_tool(self, name: str, arguments: Any, *, aborted: bool = False) -> ToolOutcome:
+        refused = argument_error(arguments)  # before copying what may not copy
+        if refused is not None:
+            return refused
         signal = AbortSignal()
         if aborted:
             signal.abort()
@@ -340,7 +350,7 @@ class PythonAgentDriver:
 
     def requests(self) -> list[list[SessionEvent]]:
         events = self.agent.session.events
-        return [[copy.deepcopy(events[seq]) for seq in sent] for sent in self.agent.model.requests]
+        return [[json_copy(events[seq]) for seq in sent] for sent in self.agent.model.requests]
 
     def compact(self, seqs: Sequence[int], summary: str, *, plugin: str = "compact") -> None:
         session = self.agent.session
@@ -361,7 +371,7 @@ class PythonAgentDriver:
         self, type: str, data: Any, *, envelope: Mapping[str, Any] | None = None
     ) -> SessionEvent:
         fields = _envelope(type, envelope)
-        return copy.deepcopy(self.agent.session.append(type, data, **fields))
+        return json_copy(self.agent.session.append(type, data, **fields))
 
     def abort_next_pre_step(self) -> None:
         self.agent.abort_next_pre_step()
@@ -376,6 +386,11 @@ class PythonAgentDriver:
         if aborted:
             signal.abort()
         host = self._host.host
+        refused = argument_error(arguments)  # before copying what may not copy
+        if refused is not None:
+            task = host.start(_answered(refused))
+            host.run_until_idle()
+            return _AbortablePending(host, task, signal)
         task = host.start(
             self.agent.execute_tool(
                 name,
@@ -520,6 +535,11 @@ class PythonHostDriver:
 
     def resume(self, session_id: str) -> PythonAgentDriver:
         return self._wrap(self.host.resume(session_id))
+
+    def set_durability(self, mode: Durability) -> None:
+        """Fake host only: make events durable on flush (the default) or as each
+        is appended (``"per-event"``). See :class:`~pytest_dsh.persistence.DurableStore`."""
+        self.host.store.durability = mode
 
     def crash(self) -> None:
         self.host.crash()

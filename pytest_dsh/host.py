@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import dataclasses
 import inspect
 import itertools
 from collections.abc import Coroutine, Mapping, Sequence
@@ -27,6 +28,7 @@ from pytest_dsh.agent import FakeAgent
 from pytest_dsh.clock import HostClock, VirtualClock
 from pytest_dsh.contract import (
     PROJECT_NAME,
+    AppendRejectedError,
     CompositionError,
     HookSpecs,
     HostServices,
@@ -45,6 +47,7 @@ from pytest_dsh.errors import (
     UnknownPluginError,
 )
 from pytest_dsh.pending import PreStepOutcome
+from pytest_dsh.json_limits import json_value_problem
 from pytest_dsh.persistence import (
     DurableStore,
     FaultPlan,
@@ -116,16 +119,22 @@ class HostProcess:
         await asyncio.sleep(0)
         live = self.alive and self.sessions.get(str(getattr(session, "id", ""))) is session
         outcome = self.faults.next_flush_outcome() if live and session.live else "detached"
-        self.host.flushes.append(
-            FlushRecord(session.id, outcome, self.host.clock.now_ms(), len(session.events))
-        )
+        record = FlushRecord(session.id, outcome, self.host.clock.now_ms(), len(session.events))
+        self.host.flushes.append(record)
         if outcome == "hang":
             parked: asyncio.Future[str] = self.loop.create_future()
             self.faults.park(parked)
             released = await parked
             outcome = released if self.alive and session.live else "detached"  # type: ignore[assignment]
         if outcome == "durable":
-            self.host.store.persist(session.header, session.events)
+            try:
+                self.host.store.persist(session.header, session.events)
+            except PersistenceRejectedError:
+                # Recorded durable only if it was: the store refused the log.
+                flushes = self.host.flushes
+                index = next(i for i in reversed(range(len(flushes))) if flushes[i] is record)
+                self.host.flushes[index] = dataclasses.replace(record, outcome="rejected")
+                raise
             return True
         if outcome == "falsy":
             return False
@@ -161,6 +170,11 @@ class HostProcess:
         self.faults.check_append(event["type"], event["data"])
         for owner, checker in list(self.invariants):
             _run_checker(owner, checker, session.events, event, session.seed_length)
+        if self.host.store.durability == "per-event":
+            try:  # durable before it is appended, or not appended at all
+                self.host.store.persist(session.header, [*session.events, event])
+            except PersistenceRejectedError as exc:
+                raise AppendRejectedError(str(exc)) from exc
 
     # -- hooks ------------------------------------------------------------------
 
@@ -267,6 +281,9 @@ class FakeHost:
         its config, and :class:`CompositionError` when a required service is
         missing or the plugin is already loaded.
         """
+        problem = json_value_problem(dict(config or {}))
+        if problem is not None:
+            raise PluginLoadError(name, f"config is not an acceptable JSON value: {problem}")
         config_copy = copy.deepcopy(dict(config or {}))
         self._load_into(self._process, name, config_copy)
         self._loaded.append((name, config_copy))
@@ -287,7 +304,7 @@ class FakeHost:
             plugin = factory.load(process.services, copy.deepcopy(config))
         except PluginConfigError as exc:
             raise PluginLoadError(name, str(exc)) from exc
-        except (TypeError, ValueError, InvariantViolationError) as exc:
+        except (TypeError, ValueError, RecursionError, InvariantViolationError) as exc:
             # An invariant that rejects a live session refuses to load, too.
             raise PluginLoadError(name, str(exc)) from exc
         process.pm.register(plugin, name=name)

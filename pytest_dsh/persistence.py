@@ -21,6 +21,7 @@ from typing import Any, Literal, final
 from pytest_dsh.contract import AppendRejectedError, SessionEvent, SessionHeader
 
 __all__ = [
+    "Durability",
     "DurableStore",
     "FaultPlan",
     "FlushOutcome",
@@ -33,6 +34,8 @@ __all__ = [
 FlushOutcome = Literal["durable", "falsy", "rejected", "detached", "hang"]
 #: How a released hung flush ends.
 ReleaseOutcome = Literal["durable", "falsy", "rejected", "detached"]
+
+Durability = Literal["flush", "per-event"]
 _FAULTS: frozenset[str] = frozenset({"falsy", "rejected", "detached", "hang"})
 _RELEASES: frozenset[str] = frozenset({"durable", "falsy", "rejected", "detached"})
 
@@ -257,16 +260,39 @@ def _count(count: int | None) -> int | None:
 
 @dataclass(slots=True)
 class _DurableSession:
-    header: SessionHeader
-    events: list[SessionEvent] = field(default_factory=list)
+    header: str
+    events: list[str] = field(default_factory=list)
+
+
+def _encode(value: object) -> str:
+    # Durable means serialised: what is stored is text, so nothing a caller
+    # later does to its objects can reach it, and a value that cannot be
+    # serialised fails the flush instead of corrupting the store.
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise PersistenceRejectedError(
+            f"the store cannot serialise the session: {type(exc).__name__}: {exc}"
+        ) from None
 
 
 @final
 class DurableStore:
-    """In-memory durable session storage (survives :meth:`FakeHost.crash`)."""
+    """In-memory durable session storage (survives :meth:`FakeHost.crash`).
+
+    Each session is kept as serialised JSON (a header and one text per event),
+    as a file store would keep it. :meth:`persist` is all-or-nothing: when any
+    new event cannot be serialised it raises :class:`PersistenceRejectedError`
+    and the durable log is unchanged.
+    """
 
     def __init__(self) -> None:
         self._sessions: dict[str, _DurableSession] = {}
+        #: ``"flush"``: only a successful flush makes events durable (DSH's
+        #: default backend). ``"per-event"``: every accepted append is durable
+        #: at once, as with a backend that writes each event through; the host
+        #: then calls :meth:`persist` from its append path.
+        self.durability: Durability = "flush"
 
     def session_ids(self) -> list[str]:
         return list(self._sessions)
@@ -274,15 +300,19 @@ class DurableStore:
     def persist(self, header: SessionHeader, events: Sequence[SessionEvent]) -> None:
         """Make ``events`` the durable log of the session ``header`` names.
 
-        Only the suffix beyond what is already durable is copied: a live log
-        always extends its own durable prefix, and copying whole long logs on
-        every flush would make long sessions quadratic.
+        Only the suffix beyond what is already durable is serialised: a live
+        log always extends its own durable prefix, and re-serialising whole long
+        logs on every flush would make long sessions quadratic.
         """
         stored = self._sessions.get(header["id"])
-        if stored is None or len(stored.events) > len(events):
-            stored = _DurableSession(copy.deepcopy(header))
-            self._sessions[header["id"]] = stored
-        stored.events.extend(copy.deepcopy(list(events[len(stored.events) :])))
+        header_text = _encode(header)
+        if stored is None or len(stored.events) > len(events) or stored.header != header_text:
+            stored, kept = _DurableSession(header_text), 0
+        else:
+            kept = len(stored.events)
+        suffix = [_encode(event) for event in events[kept:]]
+        stored.events.extend(suffix)
+        self._sessions[header["id"]] = stored
 
     def has(self, session_id: str) -> bool:
         return session_id in self._sessions
@@ -295,4 +325,4 @@ class DurableStore:
             raise KeyError(
                 f"no durable session {session_id!r} (durable sessions: {known})"
             ) from None
-        return copy.deepcopy(stored.header), copy.deepcopy(stored.events)
+        return json.loads(stored.header), [json.loads(text) for text in stored.events]

@@ -43,6 +43,8 @@ from pytest_dsh.tzdb import TZDATA_VERSION, iana_release
 
 __all__ = ["DEFAULT_START_MS"]
 
+pytest_plugins = ["pytest_dsh.budget"]  # the per-test budget: options and hooks
+
 #: Wall clock at which hosts start unless a test asks otherwise:
 #: 2026-01-01T00:00:00.000Z.
 DEFAULT_START_MS = 1_767_225_600_000

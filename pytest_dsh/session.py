@@ -19,6 +19,7 @@ from pytest_dsh.contract import (
     SessionEvent,
     SessionHeader,
 )
+from pytest_dsh.json_limits import json_copy
 
 __all__ = ["MESSAGE_EVENT_TYPES", "FakeSession", "derive_history"]
 
@@ -85,7 +86,7 @@ def _json_snapshot(data: Any) -> Any:
     # must not change the log, and non-JSON values are refused at append time.
     try:
         return json.loads(json.dumps(data, ensure_ascii=False, allow_nan=False))
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, RecursionError) as exc:
         raise AppendRejectedError(f"event data is not JSON: {exc}") from exc
 
 
@@ -147,4 +148,4 @@ class FakeSession:
 
     def snapshot(self) -> list[SessionEvent]:
         """A deep copy of the raw log (what a test may inspect or keep)."""
-        return copy.deepcopy(self._events)
+        return json_copy(self._events)  # deepcopy would fail on deep data

@@ -2,9 +2,11 @@
 
 Arguments are validated against the tool's JSON Schema (draft 2020-12) *before*
 the handler runs; a violation is a host error (``invalid arguments: ...``), not a
-plugin value. When the tool declares an output schema, the handler's value is
-validated too: a plugin that returns a shape outside its own schema, or raises,
-produces a host error the suite can see.
+plugin value. So is a value no schema check can safely walk (too deep, an
+integer beyond a JSON number, not JSON at all: see :mod:`pytest_dsh.json_limits`).
+When the tool declares an output schema, the handler's value is validated too:
+a plugin that returns a shape outside its own schema, or raises, produces a host
+error the suite can see.
 """
 
 from __future__ import annotations
@@ -18,11 +20,18 @@ from typing import TYPE_CHECKING, Any, final
 import jsonschema
 
 from pytest_dsh.contract import ToolDefinition
+from pytest_dsh.json_limits import json_value_problem
 
 if TYPE_CHECKING:
     from pytest_dsh.contract import Agent
 
-__all__ = ["AbortSignal", "AgentToolRegistry", "ToolCallContext", "ToolOutcome"]
+__all__ = [
+    "AbortSignal",
+    "AgentToolRegistry",
+    "ToolCallContext",
+    "ToolOutcome",
+    "argument_error",
+]
 
 
 @final
@@ -76,13 +85,28 @@ def _validator(schema: Mapping[str, Any]) -> jsonschema.Draft202012Validator:
 
 
 def _violations(validator: jsonschema.Draft202012Validator, instance: Any) -> list[str]:
-    if validator.is_valid(instance):
-        return []
-    messages = []
-    for error in sorted(validator.iter_errors(instance), key=lambda e: list(e.absolute_path)):
-        where = "/".join(str(part) for part in error.absolute_path) or "(root)"
-        messages.append(f"{where}: {error.message}")
+    try:
+        if validator.is_valid(instance):
+            return []
+        messages = []
+        for error in sorted(validator.iter_errors(instance), key=lambda e: list(e.absolute_path)):
+            where = "/".join(str(part) for part in error.absolute_path) or "(root)"
+            messages.append(f"{where}: {error.message}")
+    except (RecursionError, ValueError, TypeError) as exc:
+        # jsonschema renders the offending value into its message; a value it
+        # cannot render is still a violation, reported without the value.
+        return [f"(root): cannot be validated ({type(exc).__name__})"]
     return messages
+
+
+def argument_error(arguments: Any) -> ToolOutcome | None:
+    """The host error for tool arguments no host accepts, or None.
+
+    Drivers call it before they copy or send arguments, so a value that would
+    break copying or serialisation is answered like any invalid argument.
+    """
+    problem = json_value_problem(arguments)
+    return None if problem is None else _host_error(f"invalid arguments: {problem}")
 
 
 @final
@@ -125,6 +149,9 @@ class AgentToolRegistry:
         if tool is None:
             known = ", ".join(self._tools) or "none"
             return _host_error(f"unknown tool {name!r} (registered: {known})")
+        refused = argument_error(arguments)
+        if refused is not None:
+            return refused
         arguments_validator, output_validator = self._validators[name]
         problems = _violations(arguments_validator, arguments)
         if problems:

@@ -10,17 +10,84 @@ their exact virtual times, in order, and nothing ever really sleeps.
 
 Only the driver (``advance``/``run_until_idle``) grants a horizon, so a plugin
 cannot make time pass on its own.
+
+Runaway detection. Every loop iteration passes through the selector, so that is
+where a plugin that never settles is caught, within seconds, with a
+:class:`RunawayError` naming the likely cause and the callback about to run:
+
+- *spinning at one instant*: :data:`SPIN_ITERATIONS` iterations without virtual
+  time moving (a callback or zero-delay timer that re-arms itself);
+- *creeping*: :data:`CREEP_WAKEUPS` timer wake-ups in a row each at most
+  :data:`CREEP_STEP_S` later than the last, the signature of a wait longer
+  than the timer range that was not split (Node, and the fake host's clock,
+  fire such a timer after 1 ms; re-armed, it fires again 1 ms later, forever);
+- the per-test :class:`Budget` (set by :mod:`pytest_dsh.budget`): a number of
+  loop iterations (virtual work) and a wall-clock deadline.
+
+After a runaway the loop drops its ready callbacks and timers, so closing the
+host does not spin again; the test fails with the error.
 """
 
 from __future__ import annotations
 
 import asyncio
 import selectors
-from typing import Any
+import time
+from dataclasses import dataclass
+from typing import Any, Final
 
 from pytest_dsh.clock import VirtualClock
 
-__all__ = ["VirtualEventLoop", "VirtualSelector"]
+__all__ = [
+    "CREEP_STEP_S",
+    "CREEP_WAKEUPS",
+    "SPIN_ITERATIONS",
+    "Budget",
+    "RunawayError",
+    "VirtualEventLoop",
+    "VirtualSelector",
+    "budget",
+]
+
+#: Loop iterations at one virtual instant before the loop is declared spinning.
+SPIN_ITERATIONS: Final = 200_000
+#: Consecutive tiny timer steps before the loop is declared creeping.
+CREEP_WAKEUPS: Final = 5_000
+#: A timer step this small or smaller counts as creeping (Node's 1 ms fallback).
+CREEP_STEP_S: Final = 0.001
+#: Iterations between two looks at the wall clock (reading it is not free).
+_WALL_CHECK_EVERY: Final = 512
+
+
+class RunawayError(BaseException):
+    """The implementation under test keeps the host busy without settling.
+
+    A :class:`BaseException`, like :class:`KeyboardInterrupt`: a plugin's or
+    host's ``except Exception`` (which turns a failing handler into a host
+    error value) must not swallow it, or the runaway test would pass.
+    """
+
+
+@dataclass(slots=True)
+class Budget:
+    """What the current test may still spend. ``None`` is unlimited."""
+
+    #: Loop iterations left (virtual work).
+    steps_left: int | None = None
+    #: ``time.monotonic()`` value after which the test has overrun.
+    wall_deadline: float | None = None
+    #: How the limits were configured, for messages.
+    steps: int | None = None
+    wall_s: float | None = None
+
+    def wall_left(self) -> float | None:
+        if self.wall_deadline is None:
+            return None
+        return self.wall_deadline - time.monotonic()
+
+
+#: The budget of the test now running (replaced by :mod:`pytest_dsh.budget`).
+budget = Budget()
 
 
 class VirtualSelector(selectors.BaseSelector):
@@ -31,6 +98,10 @@ class VirtualSelector(selectors.BaseSelector):
         self._map: dict[Any, selectors.SelectorKey] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self.horizon: float = clock.monotonic()
+        self._iterations = 0
+        self._same_instant = 0
+        self._creeping = 0
+        self._last_now = clock.monotonic()
 
     def attach(self, loop: asyncio.AbstractEventLoop) -> None:
         self._loop = loop
@@ -45,7 +116,64 @@ class VirtualSelector(selectors.BaseSelector):
     def unregister(self, fileobj: Any) -> selectors.SelectorKey:
         return self._map.pop(fileobj)
 
+    def reset_watch(self) -> None:
+        self._same_instant = 0
+        self._creeping = 0
+        self._last_now = self._clock.monotonic()
+
+    def _watch(self, now: float) -> None:
+        """Count this iteration against the runaway detectors and the budget."""
+        step = now - self._last_now
+        self._last_now = now
+        if step <= 0:
+            self._same_instant += 1
+            if self._same_instant >= SPIN_ITERATIONS:
+                raise self._runaway(
+                    f"{SPIN_ITERATIONS} loop iterations without virtual time advancing: "
+                    "a callback or zero-delay timer re-arms itself and never settles"
+                )
+        else:
+            self._same_instant = 0
+            self._creeping = self._creeping + 1 if step <= CREEP_STEP_S else 0
+            if self._creeping >= CREEP_WAKEUPS:
+                raise self._runaway(
+                    f"{CREEP_WAKEUPS} timer wake-ups in a row, each at most "
+                    f"{CREEP_STEP_S * 1000:g} ms after the last: a timer re-armed at a tiny "
+                    "delay forever; likely a wait longer than the timer range (2^31-1 ms) "
+                    "that was not split, which fires after 1 ms"
+                )
+        current = budget
+        if current.steps_left is not None:
+            current.steps_left -= 1
+            if current.steps_left < 0:
+                current.steps_left = None  # reported once; closing the host may still run
+                raise self._runaway(
+                    f"the test used its budget of {current.steps} loop iterations "
+                    "(virtual work; --dsh-step-budget): the implementation keeps "
+                    "scheduling work, or the event log or follow-up queue grows without end"
+                )
+        self._iterations += 1
+        if (
+            current.wall_deadline is not None
+            and self._iterations % _WALL_CHECK_EVERY == 0
+            and time.monotonic() > current.wall_deadline
+        ):
+            current.wall_deadline = None  # reported once, as above
+            raise self._runaway(
+                f"the test used its wall-clock budget of {current.wall_s:g} s "
+                "(--dsh-wall-budget) inside the event loop: the implementation "
+                "never settles"
+            )
+
+    def _runaway(self, cause: str) -> RunawayError:
+        at = self._clock.monotonic()
+        return RunawayError(
+            f"runaway implementation at virtual monotonic {at:.3f} s: {cause}. "
+            f"Next callback: {_next_callback(self._loop)}"
+        )
+
     def select(self, timeout: float | None = None) -> list[tuple[selectors.SelectorKey, int]]:
+        self._watch(self._clock.monotonic())
         if timeout is not None and timeout <= 0:
             return []
         now = self._clock.monotonic()
@@ -91,12 +219,28 @@ class VirtualEventLoop(asyncio.SelectorEventLoop):
         if seconds < 0:
             raise ValueError("virtual time cannot run backwards")
         self._virtual_selector.horizon = self._virtual_clock.monotonic() + seconds
+        self._virtual_selector.reset_watch()
         while True:
-            self.run_forever()
+            try:
+                self.run_forever()
+            except RunawayError:
+                self._drop_pending()
+                raise
             # A stop() can leave callbacks that became ready during the last
             # iteration; keep going until the loop is really quiet.
             if not _pending_ready(self) and not self._due_timers():
                 break
+
+    def _drop_pending(self) -> None:
+        # What spun must not spin again when the host is closed.
+        # Tasks are cancelled rather than dropped, so their cancellation runs.
+        internals = _internals(self)
+        for handle in [*internals._ready, *internals._scheduled]:
+            owner = getattr(getattr(handle, "_callback", None), "__self__", None)
+            if not isinstance(owner, asyncio.Task):
+                handle.cancel()
+        for task in asyncio.all_tasks(self):
+            task.cancel()
 
     def _due_timers(self) -> bool:
         scheduled = _internals(self)._scheduled
@@ -115,3 +259,22 @@ def _internals(loop: asyncio.BaseEventLoop) -> Any:
 
 def _pending_ready(loop: asyncio.BaseEventLoop) -> bool:
     return bool(_internals(loop)._ready)
+
+
+def _next_callback(loop: asyncio.AbstractEventLoop | None) -> str:
+    if not isinstance(loop, asyncio.BaseEventLoop):
+        return "unknown"
+    internals = _internals(loop)
+    handles = [*internals._ready, *internals._scheduled[:1]]
+    for handle in handles:
+        callback = getattr(handle, "_callback", None)
+        if callback is None or handle.cancelled():
+            continue
+        name = getattr(callback, "__qualname__", None) or repr(callback)
+        owner = getattr(callback, "__self__", None)
+        if isinstance(owner, asyncio.Task):
+            coro = owner.get_coro()
+            name = getattr(coro, "__qualname__", repr(coro))
+        module = getattr(callback, "__module__", None) or ""
+        return f"{module}.{name}" if module and owner is None else name
+    return "none queued"

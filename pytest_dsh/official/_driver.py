@@ -32,6 +32,7 @@ from pytest_dsh.contract import (
 )
 from pytest_dsh.driver import AgentDriver, PreStepProbe, ProbeCall, ProbeMode
 from pytest_dsh.errors import HostStuckError, PluginLoadError, UnknownPluginError
+from pytest_dsh.json_limits import json_value_problem
 from pytest_dsh.model import ModelReply
 from pytest_dsh.official._process import (
     BridgeProcess,
@@ -42,7 +43,7 @@ from pytest_dsh.official._process import (
 )
 from pytest_dsh.pending import AgentCounters, PreStepOutcome
 from pytest_dsh.persistence import FaultPlan, FlushRecord
-from pytest_dsh.tools import ToolOutcome
+from pytest_dsh.tools import ToolOutcome, argument_error
 
 __all__ = ["BridgeAgentDriver", "BridgeHostDriver", "BridgeOperationError"]
 
@@ -220,6 +221,9 @@ class BridgeAgentDriver:
         return cast(list[dict[str, Any]], self._call("tool_specs"))
 
     def call_tool(self, name: str, arguments: Any, *, aborted: bool = False) -> ToolOutcome:
+        refused = argument_error(arguments)  # what JSON cannot carry to the bridge
+        if refused is not None:
+            return refused
         result = self._call("call_tool", name=name, arguments=arguments, aborted=aborted)
         return ToolOutcome(
             is_error=result["is_error"],
@@ -407,6 +411,9 @@ class BridgeHostDriver:
         return self._errors
 
     def load_plugin(self, name: str, config: Mapping[str, Any] | None = None) -> None:
+        problem = json_value_problem(dict(config or {}))  # as the fake host refuses it
+        if problem is not None:
+            raise PluginLoadError(name, f"config is not an acceptable JSON value: {problem}")
         self._call("load_plugin", name=name, config=dict(config or {}))
 
     def unload_plugin(self, name: str) -> None:
@@ -493,7 +500,8 @@ class BridgeHostDriver:
         if self._closed:
             return
         try:
-            self._call("close")
+            if self._process.alive:  # a stopped process has no host to close
+                self._call("close")
         finally:
             self._closed = True
             release_process(self._process)

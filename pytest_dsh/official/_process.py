@@ -29,7 +29,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Final, final
 
+from pytest_dsh import virtual_loop
 from pytest_dsh.errors import ImplementationError
+from pytest_dsh.virtual_loop import RunawayError
 
 __all__ = [
     "BridgeCrashedError",
@@ -50,6 +52,8 @@ __all__ = [
 BRIDGE_PACKAGE_NAME: Final = "dsh-official-bridge"
 #: Seconds one request may take before the bridge is declared hung.
 REQUEST_TIMEOUT_S: Final = 120.0
+#: Longest reply line accepted: a runaway writer must not exhaust memory.
+MAX_REPLY_BYTES: Final = 256 << 20
 _SETUP_HINT: Final = (
     "install it with `npm ci --prefix bridge` in a checkout of pytest-dsh, or point "
     "DSH_BRIDGE_DIR at a folder holding the bridge with its node_modules"
@@ -68,6 +72,11 @@ def _encode(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [_encode(item) for item in value]
     return value
+
+
+def _excerpt(line: bytes | str) -> str:
+    text = line.decode("utf-8", "replace") if isinstance(line, bytes) else line
+    return repr(text if len(text) <= 200 else text[:200] + "...")
 
 
 class BridgeUnavailableError(ImplementationError):
@@ -211,6 +220,8 @@ class BridgeProcess:
         self._selector.register(self._stdout_fd, selectors.EVENT_READ)
         self._buffer = b""
         self._next_id = 0
+        #: Why the process was stopped after a protocol failure (None while sound).
+        self._failure: str | None = None
         #: The TZ value last sent to the bridge (Node starts with our environment).
         self.sent_tz: str | None = os.environ.get("TZ")
         hello = self._read_line()
@@ -222,7 +233,11 @@ class BridgeProcess:
 
     @property
     def alive(self) -> bool:
-        return self._proc.poll() is None
+        return self._failure is None and self._proc.poll() is None
+
+    @property
+    def pid(self) -> int:
+        return self._proc.pid
 
     def _stderr_tail(self) -> str:
         self._stderr.seek(0)
@@ -230,37 +245,85 @@ class BridgeProcess:
 
     def _read_line(self) -> dict[str, Any]:
         deadline = time.monotonic() + REQUEST_TIMEOUT_S
+        wall_left = virtual_loop.budget.wall_left()
+        budget_bound = wall_left is not None and wall_left < REQUEST_TIMEOUT_S
+        if budget_bound:
+            deadline = time.monotonic() + max(wall_left or 0.0, 0.0)
         while b"\n" not in self._buffer:
             remaining = deadline - time.monotonic()
             if remaining <= 0 or not self._selector.select(remaining):
-                self.kill()
-                raise BridgeCrashedError(
-                    f"the bridge did not answer within {REQUEST_TIMEOUT_S:.0f} s; "
-                    f"stderr:\n{self._stderr_tail()}"
+                if budget_bound:
+                    error = self._desynchronised("the test's wall-clock budget ran out")
+                    raise RunawayError(
+                        f"the bridge did not answer within the test's wall-clock budget of "
+                        f"{virtual_loop.budget.wall_s:g} s (--dsh-wall-budget): the "
+                        f"implementation never settles; the Node process was stopped. {error}"
+                    )
+                raise self._desynchronised(
+                    f"the bridge did not answer within {REQUEST_TIMEOUT_S:.0f} s"
                 )
             chunk = os.read(self._stdout_fd, 1 << 16)
             if not chunk:
-                raise BridgeCrashedError(
-                    f"the bridge exited (code {self._proc.wait()}); stderr:\n{self._stderr_tail()}"
-                )
+                raise self._desynchronised(f"the bridge exited (code {self._proc.wait()})")
             self._buffer += chunk
+            if len(self._buffer) > MAX_REPLY_BYTES:
+                raise self._desynchronised(
+                    f"the bridge sent a line longer than {MAX_REPLY_BYTES} bytes"
+                )
         line, _, self._buffer = self._buffer.partition(b"\n")
-        reply: dict[str, Any] = json.loads(line)
+        try:
+            reply = json.loads(line)
+        except ValueError:
+            raise self._desynchronised(
+                f"the bridge sent a line that is not JSON: {_excerpt(line)}"
+            ) from None
+        if not isinstance(reply, dict):
+            raise self._desynchronised(
+                f"the bridge sent a line that is not a reply object: {_excerpt(line)}"
+            )
         return reply
 
+    def _desynchronised(self, reason: str) -> BridgeCrashedError:
+        """Stop the process (it can no longer be trusted to answer in step) and
+        the error for the call that found out; later calls get the same reason."""
+        self.kill()
+        self._failure = f"{reason}; the bridge process was stopped"
+        return BridgeCrashedError(f"{self._failure}; stderr:\n{self._stderr_tail()}")
+
     def request(self, op: str, **args: Any) -> tuple[Any, dict[str, Any]]:
-        """Send one request; return ``(result, sync)`` or raise :class:`NodeFailure`."""
+        """Send one request; return ``(result, sync)`` or raise :class:`NodeFailure`.
+
+        A reply that is not the answer to this request (garbage, a line that is
+        not JSON, an unsolicited or out-of-order reply) stops the process and
+        raises :class:`BridgeCrashedError`; the pool then drops it.
+        """
+        if self._failure is not None:
+            raise BridgeCrashedError(f"this bridge process is unusable: {self._failure}")
         self._next_id += 1
-        message = _encode({"id": self._next_id, "op": op, **args})
+        message = {"id": self._next_id, "op": op, **args}
         try:
-            self._stdin.write(json.dumps(message, allow_nan=False).encode("utf-8") + b"\n")
+            line = json.dumps(message, allow_nan=False)
+        except ValueError:  # a non-finite float: spell it the bridge's way
+            line = json.dumps(_encode(message), allow_nan=False)
+        try:
+            self._stdin.write(line.encode("utf-8") + b"\n")
             self._stdin.flush()
-        except BrokenPipeError as exc:
-            raise BridgeCrashedError(f"the bridge is gone; stderr:\n{self._stderr_tail()}") from exc
-        reply = self._read_line()
+        except BrokenPipeError:
+            raise self._desynchronised("the bridge is gone") from None
+        try:
+            reply = self._read_line()
+        except BaseException as exc:
+            # Interrupted mid-request (a signal, Ctrl-C): the reply will arrive
+            # later and be taken for the next one's; the process is unusable.
+            if self._failure is None:
+                self._desynchronised(f"a request was interrupted ({type(exc).__name__})")
+            raise
         _timings.requests += 1
-        if reply.get("id") != self._next_id:
-            raise BridgeCrashedError(f"out-of-order reply {reply!r} to request {message!r}")
+        if reply.get("id") != self._next_id or not isinstance(reply.get("ok"), bool):
+            raise self._desynchronised(
+                f"the bridge answered request {self._next_id} ({op}) with a reply that "
+                f"is not its answer: {_excerpt(json.dumps(reply))}"
+            )
         sync: dict[str, Any] = reply.get("sync") or {}
         if not reply["ok"]:
             error = dict(reply["error"])
@@ -269,19 +332,21 @@ class BridgeProcess:
         return reply["result"], sync
 
     def kill(self) -> None:
-        if self.alive:
+        if self._proc.poll() is None:
             self._proc.kill()
             self._proc.wait()
 
     def close(self) -> None:
-        if self.alive:
+        """End the process (idempotent; safe after a protocol failure)."""
+        if self._proc.poll() is None:
             try:
                 self._stdin.close()
                 self._proc.wait(timeout=5)
             except (OSError, subprocess.TimeoutExpired):
                 self.kill()
-        self._selector.close()
-        self._stderr.close()
+        if not self._stderr.closed:
+            self._selector.close()
+            self._stderr.close()
 
 
 class RequestFailedError(Exception):
@@ -310,9 +375,14 @@ def acquire_process() -> BridgeProcess:
 
 
 def release_process(process: BridgeProcess) -> None:
-    """Return ``process`` to the pool (a dead one is dropped)."""
+    """Return ``process`` to the pool; a dead or desynchronised one is ended
+    and dropped, so the next host starts a fresh process."""
     if process.alive:
         _idle.append(process)
+    else:
+        process.close()
+        if process in _all:
+            _all.remove(process)
 
 
 @atexit.register

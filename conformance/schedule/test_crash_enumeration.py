@@ -1,0 +1,465 @@
+"""Crash enumeration: every scenario crashed at every durable boundary.
+
+Each scenario (one-shots by ``after_seconds`` and ``at``, fixed-rate ``every``
+records, deletes, forks, waits beyond the platform timer range, wall-clock
+jumps, fixed-rate batches) first runs cleanly to count its durable boundaries.
+It is then run once per boundary ``k`` with the world stopped right after it,
+crashed, resumed and run to quiescence:
+
+- *flush-only durability* (any host): flushes after the ``k``-th hang, so the
+  durable log is exactly what the ``k``-th flush made durable; the host crashes
+  as soon as the next flush is attempted (or an operation is stuck on it);
+- *per-event durability* (hosts offering ``set_durability``): every accepted
+  append is durable at once; appends after the ``k``-th are refused and the host
+  crashes as soon as one is attempted.
+
+Checked after each run: a one-shot reminder that was acknowledged (or whose
+create reached the durable log) and not deleted reaches a turn at least once,
+unless the crash fell in the per-event window (its dispatch is durable but its
+follow-up never reached a turn); no reminder occurrence reaches a turn twice
+unless the crash fell in the README's duplicate window (a dispatch whose
+follow-up was admitted but whose checkpoint did not become durable); the
+resumed log folds; ``schedule_list`` lists exactly the fixed-rate records the
+model says are still active. Both windows are explained in docs/reliability.md.
+Level: readme (SCH "Narrow crash duplicate window", the log owns the state).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from dsh_fixtures.golden_logs import LogError, fold_log
+from pytest_dsh import AgentDriver, HostDriver, Implementation
+from pytest_dsh.errors import HostStuckError
+
+from .session_logs import dispatches, reminder_texts
+
+START_MS = 1_767_225_600_000  # 2026-01-01T00:00:00.000Z
+DAY_S = 86_400
+#: Virtual time after the scenario's end in which everything due must happen
+#: (each scenario's own advances pass all of its targets).
+SETTLE_S = 3_600
+
+Op = tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    ops: tuple[Op, ...]
+
+
+def _after(prompt: str, seconds: int, on: str = "root") -> Op:
+    return ("create", on, {"prompt": prompt, "after_seconds": seconds})
+
+
+def _at(prompt: str, at: Any, on: str = "root") -> Op:
+    return ("create", on, {"prompt": prompt, "at": at})
+
+
+def _every(prompt: str, seconds: int, on: str = "root") -> Op:
+    return ("create", on, {"prompt": prompt, "every_seconds": seconds})
+
+
+def _advance(seconds: float) -> Op:
+    return ("advance", seconds)
+
+
+def _delete(index: int, on: str = "root") -> Op:
+    """Delete the ``index``-th reminder acknowledged on ``on``."""
+    return ("delete", on, index)
+
+
+SCENARIOS: tuple[Scenario, ...] = (
+    Scenario("after", (_after("tea", 60), _advance(120))),
+    Scenario("two-afters", (_after("a", 60), _after("b", 120), _advance(180))),
+    Scenario("at-instant", (_at("meet", "2026-01-01T00:05:00Z"), _advance(600))),
+    Scenario(
+        "at-local-zone",
+        (
+            _at("lunch", {"date": "2026-01-01", "time": "01:10:00", "time_zone": "Europe/Paris"}),
+            _advance(900),
+        ),
+    ),
+    Scenario("every", (_every("stretch", 300), _advance(1_200))),
+    Scenario("delete-before-due", (_after("gone", 600), _advance(60), _delete(0), _advance(900))),
+    Scenario(
+        "delete-one-of-two",
+        (_after("keep", 300), _after("drop", 300), _delete(1), _advance(600)),
+    ),
+    Scenario("delete-every", (_every("tick", 300), _advance(700), _delete(0), _advance(900))),
+    Scenario("long-sleep-after", (_after("monthly", 30 * DAY_S), _advance(31 * DAY_S))),
+    Scenario("long-sleep-at", (_at("later", "2026-02-10T00:00:00Z"), _advance(41 * DAY_S))),
+    Scenario("wall-forward", (_after("jump", 7_200), ("wall", 3_600), _advance(7_300))),
+    Scenario("wall-rollback", (_after("roll", 3_600), ("wall", -DAY_S), _advance(DAY_S + 3_700))),
+    Scenario(
+        "every-batch",
+        (_every("a", 300), _every("b", 300), _every("c", 300), _advance(900)),
+    ),
+    Scenario("every-and-one-shot", (_every("e", 300), _after("o", 300), _advance(700))),
+    Scenario(
+        "fork-child-reminder",
+        (_after("parent", 300), ("fork",), _after("child", 120, on="child"), _advance(600)),
+    ),
+    Scenario(
+        "fork-then-delete-in-parent",
+        (_after("p", 600), ("fork",), _after("c", 300, on="child"), _delete(0), _advance(900)),
+    ),
+    Scenario(
+        "staggered-five",
+        (*(_after(f"r{n}", 60 * (n + 1)) for n in range(5)), _advance(400)),
+    ),
+    Scenario(
+        "create-while-running",
+        (
+            _after("first", 90),
+            _advance(30),
+            _after("second", 90),
+            _advance(30),
+            _after("third", 30),
+            _advance(120),
+        ),
+    ),
+    Scenario("every-catch-up-after-jump", (_every("catch", 300), ("wall", DAY_S), _advance(400))),
+    Scenario(
+        "every-with-one-shot-and-delete",
+        (_every("e", 300), _after("o", 600), _advance(450), _delete(0), _advance(600)),
+    ),
+    Scenario("same-target", (_after("x", 60), _advance(59), _after("y", 1), _advance(60))),
+    Scenario(
+        "unicode-prompts",
+        (_after("thé ☕", 60), _at("会议", "2026-01-01T00:02:00+00:00"), _advance(180)),
+    ),
+)
+
+
+# -- observing deliveries --------------------------------------------------------------
+
+
+def _delivered_keys(texts: Sequence[str]) -> list[tuple[str, str]]:
+    """``(schedule id, occurrence)`` for every reminder framing in ``texts``."""
+    keys: list[tuple[str, str]] = []
+    for text in texts:
+        fields = dict(line.split(": ", 1) for line in text.split("\n") if ": " in line)
+        if "reminders_json" in fields:
+            for item in json.loads(fields["reminders_json"]):
+                keys.append((str(item["schedule_id"]), str(item["occurrence_at"])))
+        elif "schedule_id_json" in fields:
+            keys.append((json.loads(fields["schedule_id_json"]), fields["occurrence_at"]))
+    return keys
+
+
+def _changes_by_operation(events: Sequence[dict[str, Any]]) -> dict[str, set[str]]:
+    found: dict[str, set[str]] = {"create": set(), "delete": set(), "dispatch": set()}
+    for event in events:
+        if event["type"] == "schedule/change":
+            data = event["data"]
+            operation = data.get("operation")
+            if operation in found:
+                found[operation].add(str(data.get("id") or data.get("schedule", {}).get("id")))
+    return found
+
+
+def _kinds(events: Sequence[dict[str, Any]]) -> dict[str, str]:
+    kinds = {}
+    for event in events:
+        data = event["data"] if event["type"] == "schedule/change" else {}
+        if data.get("operation") == "create":
+            record = data["schedule"]
+            kinds[str(record["id"])] = str(record["kind"])
+    return kinds
+
+
+# -- running one crash point -----------------------------------------------------------
+
+
+@dataclass
+class RunResult:
+    boundaries: int = 0
+    crashed: bool = False
+    lost: list[str] = field(default_factory=list)
+    lost_in_window: list[str] = field(default_factory=list)
+    duplicated: list[str] = field(default_factory=list)
+    duplicated_in_window: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+class _Run:
+    def __init__(self, host: HostDriver, mode: str, crash_after: int | None) -> None:
+        self.host = host
+        self.mode = mode
+        self.crash_after = crash_after
+        self.agents: dict[str, AgentDriver] = {}
+        self.acknowledged: dict[str, list[str]] = {"root": [], "child": []}
+        self.deleted: dict[str, set[str]] = {"root": set(), "child": set()}
+        self.seed_lengths: dict[str, int] = {"root": 0}
+        #: Virtual (monotonic) seconds the completed ``advance`` ops let pass.
+        self.advanced = 0.0
+
+    def plan(self) -> None:
+        """The fault window that counts boundaries, and (at a crash point)
+        stops the world after the ``crash_after``-th."""
+        first = 10**9 if self.crash_after is None else self.crash_after + 1
+        if self.mode == "flush":
+            self.host.faults.fail_flushes("hang", first=first, count=None)
+        else:
+            self.host.faults.fail_appends(first=first, count=None)
+
+    def boundaries_seen(self) -> int:
+        return int(self.host.faults.snapshot()[0]["seen"])  # type: ignore[call-overload]
+
+    def live_logs(self) -> dict[str, list[dict[str, Any]]]:
+        return {agent.session_id: agent.events() for agent in self.agents.values()}
+
+    def attempted_beyond(self) -> bool:
+        return self.crash_after is not None and self.boundaries_seen() > self.crash_after
+
+    def apply(self, op: Op) -> None:
+        kind = op[0]
+        if kind == "create":
+            _, on, arguments = op
+            value = self.agents[on].call_tool("schedule_create", arguments).value
+            if isinstance(value, dict) and value.get("state") in ("scheduled", "overdue"):
+                self.acknowledged[on].append(str(value["id"]))
+        elif kind == "delete":
+            _, on, index = op
+            if index < len(self.acknowledged[on]):
+                target = self.acknowledged[on][index]
+                value = self.agents[on].call_tool("schedule_delete", {"id": target}).value
+                if isinstance(value, dict) and value.get("deleted") is True:
+                    self.deleted[on].add(target)
+        elif kind == "advance":
+            self.host.advance(op[1])
+            self.advanced += op[1]
+        elif kind == "wall":
+            self.host.set_wall_clock(self.host.now_ms + op[1] * 1000)
+        elif kind == "fork":
+            self.agents["child"] = self.host.fork(self.agents["root"])
+            self.seed_lengths["child"] = int(self.agents["child"].header().get("seedLength", 0))
+        else:  # pragma: no cover - scenario typo
+            raise ValueError(f"unknown op {op!r}")
+
+
+def _run(
+    open_host: Callable[[], HostDriver], scenario: Scenario, mode: str, crash_after: int | None
+) -> RunResult:
+    host = open_host()
+    try:
+        return _run_on(host, scenario, mode, crash_after)
+    finally:
+        host.close()
+
+
+def _run_on(host: HostDriver, scenario: Scenario, mode: str, crash_after: int | None) -> RunResult:
+    result = RunResult()
+    host.load_plugin("schedule")
+    if mode == "per-event":
+        host.set_durability("per-event")  # type: ignore[attr-defined]
+    run = _Run(host, mode, crash_after)
+    run.agents["root"] = host.create_agent(session_id="crash-root")
+    run.plan()
+    for op in scenario.ops:
+        try:
+            run.apply(op)
+        except HostStuckError:
+            result.crashed = True
+            break
+        if run.attempted_beyond():
+            result.crashed = True
+            break
+    if crash_after is None:
+        result.boundaries = run.boundaries_seen()
+        return result
+
+    live = run.live_logs()
+    sessions = {name: agent.session_id for name, agent in run.agents.items()}
+    durable: dict[str, list[dict[str, Any]]] = {}
+    for sid in sessions.values():
+        try:
+            durable[sid] = host.durable_events(sid)
+        except KeyError:
+            durable[sid] = []
+    host.crash()
+    host.faults.clear()
+    resumed = {name: host.resume(sid) for name, sid in sessions.items() if durable[sid]}
+    # The rest of the scenario's time passes (a wall step the crash skipped
+    # does not happen), then the settling time.
+    host.advance(max(_scenario_advance_s(scenario) - run.advanced, 0.0) + SETTLE_S)
+
+    for name, sid in sessions.items():
+        agent = resumed.get(name)
+        after = agent.events() if agent is not None else []
+        _check_session(result, name, live[sid], durable[sid], after, run, agent)
+    return result
+
+
+def _check_session(
+    result: RunResult,
+    name: str,
+    live: list[dict[str, Any]],
+    durable: list[dict[str, Any]],
+    after: list[dict[str, Any]],
+    run: _Run,
+    agent: AgentDriver | None,
+) -> None:
+    if not durable and agent is None:
+        # Never durable (crashed before its first flush): nothing it holds was
+        # acknowledged, so nothing can be lost or repeated.
+        if run.acknowledged[name] or run.deleted[name]:
+            result.problems.append(f"{name}: acknowledged work but nothing durable")
+        return
+    prefix = len(durable)
+    if after[:prefix] != durable:
+        result.problems.append(f"{name}: the resumed log does not start with the durable log")
+    delivered = Counter(
+        _delivered_keys(reminder_texts(live)) + _delivered_keys(reminder_texts(after[prefix:]))
+    )
+    final = after or durable
+    seed_length = run.seed_lengths[name]
+    try:
+        fold_log(final, seed_length)
+    except LogError as exc:
+        result.problems.append(f"{name}: the resumed log does not fold: {exc}")
+
+    own = final[seed_length:]
+    in_durable = _changes_by_operation(durable[seed_length:] if seed_length <= len(durable) else [])
+    in_final = _changes_by_operation(own)
+    kinds = _kinds(own)
+    created = set(run.acknowledged[name]) | in_durable["create"]
+    deleted = run.deleted[name] | in_final["delete"]
+    for schedule_id in sorted(created - deleted):
+        if kinds.get(schedule_id) == "every" or schedule_id not in kinds:
+            continue
+        if not any(key[0] == schedule_id for key in delivered):
+            label = f"{name}:{schedule_id}"
+            if schedule_id in in_durable["dispatch"]:
+                result.lost_in_window.append(label)
+            else:
+                result.lost.append(label)
+    live_dispatches = Counter(str(d["id"]) for d in dispatches(live))
+    durable_dispatches = Counter(str(d["id"]) for d in dispatches(durable))
+    for key, count in delivered.items():
+        if count < 2:
+            continue
+        label = f"{name}:{key[0]}@{key[1]}"
+        if live_dispatches[key[0]] > durable_dispatches[key[0]] and count == 2:
+            result.duplicated_in_window.append(label)
+        else:
+            result.duplicated.append(label)
+    if agent is not None:
+        listed = agent.call_tool("schedule_list", {}).value
+        expected = sorted(i for i in created - deleted if kinds.get(i) == "every")
+        if not isinstance(listed, list) or sorted(str(v["id"]) for v in listed) != expected:
+            result.problems.append(f"{name}: schedule_list {listed!r}, model expects {expected}")
+
+
+def _scenario_advance_s(scenario: Scenario) -> float:
+    """The virtual time the scenario lets pass."""
+    return float(sum(op[1] for op in scenario.ops if op[0] == "advance"))
+
+
+# -- the tests ---------------------------------------------------------------------------
+
+
+@dataclass
+class Totals:
+    scenarios: int = 0
+    crash_points: int = 0
+    faults: int = 0
+    lost: int = 0
+    lost_in_window: int = 0
+    duplicated: int = 0
+    duplicated_in_window: int = 0
+
+    def line(self, mode: str) -> str:
+        return (
+            f"crash enumeration ({mode} durability): {self.scenarios} scenarios, "
+            f"{self.crash_points} crash points, {self.faults} faults injected, "
+            f"lost {self.lost} (+{self.lost_in_window} in the per-event window), "
+            f"duplicated {self.duplicated} (+{self.duplicated_in_window} in the "
+            "README's duplicate window)"
+        )
+
+
+@pytest.fixture(scope="session")
+def crash_totals(request: pytest.FixtureRequest) -> Iterator[dict[str, Totals]]:
+    """Counts over the whole run, printed at its end."""
+    totals: dict[str, Totals] = {}
+    yield totals
+    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
+    capture = request.config.pluginmanager.get_plugin("capturemanager")
+    if reporter is None or capture is None:
+        return
+    with capture.global_and_fixture_disabled():  # the last test's teardown is captured
+        reporter.write_line("")
+        for mode, counted in totals.items():
+            reporter.write_line(counted.line(mode))
+
+
+def _enumerate(
+    implementation: Implementation, scenario: Scenario, mode: str, totals: Totals
+) -> list[str]:
+    def open_host() -> HostDriver:
+        return implementation.open_host(start_ms=START_MS)
+
+    failures: list[str] = []
+    totals.scenarios += 1
+    clean = _run(open_host, scenario, mode, None)
+    for k in range(clean.boundaries):
+        outcome = _run(open_host, scenario, mode, k)
+        totals.crash_points += 1
+        totals.faults += 1 if outcome.crashed else 0
+        totals.lost += len(outcome.lost)
+        totals.lost_in_window += len(outcome.lost_in_window)
+        totals.duplicated += len(outcome.duplicated)
+        totals.duplicated_in_window += len(outcome.duplicated_in_window)
+        where = f"crashed after boundary {k}"
+        failures += [f"{where}: lost {item}" for item in outcome.lost]
+        failures += [f"{where}: delivered twice {item}" for item in outcome.duplicated]
+        failures += [f"{where}: {problem}" for problem in outcome.problems]
+        if mode == "flush":
+            failures += [
+                f"{where}: lost {item} (dispatch durable, never delivered, under flush-only)"
+                for item in outcome.lost_in_window
+            ]
+    assert clean.boundaries >= 1, "the scenario crosses a durable boundary"
+    return failures
+
+
+def test_there_are_at_least_twenty_scenarios():
+    assert len(SCENARIOS) >= 20
+    assert len({scenario.name for scenario in SCENARIOS}) == len(SCENARIOS)
+
+
+@pytest.mark.spec("SCH-089")
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.name for s in SCENARIOS])
+def test_a_crash_at_every_flush_loses_and_repeats_nothing(
+    dsh_implementation, scenario, crash_totals
+):
+    totals = crash_totals.setdefault("flush-only", Totals())
+    assert _enumerate(dsh_implementation, scenario, "flush", totals) == []
+
+
+@pytest.mark.spec("SCH-089")
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.name for s in SCENARIOS])
+def test_a_crash_after_every_event_loses_only_in_the_per_event_window(
+    dsh_implementation, scenario, crash_totals
+):
+    probe = dsh_implementation.open_host(start_ms=START_MS)
+    try:
+        offered = hasattr(probe, "set_durability")
+    finally:
+        probe.close()
+    if not offered:
+        pytest.skip(
+            "host capability: this host's store makes events durable on flush only "
+            "(per-event durability is offered by the Python fake host)"
+        )
+    totals = crash_totals.setdefault("per-event", Totals())
+    assert _enumerate(dsh_implementation, scenario, "per-event", totals) == []

@@ -1,0 +1,137 @@
+"""The per-test budget: how much work and wall-clock time one test may take.
+
+An implementation that never settles (timers re-armed forever, a log or a
+follow-up queue that grows without end, a callback that never returns) must
+fail the one test that triggered it, quickly, and let the run go on. The
+virtual loop's own detectors (see :mod:`pytest_dsh.virtual_loop`) catch the
+common patterns within seconds; the budget is the backstop for the rest.
+
+Options (each with an ini twin):
+
+``--dsh-step-budget N`` / ini ``dsh_step_budget`` (default 5,000,000)
+    Virtual work: event-loop iterations one test phase may run on the fake
+    host. ``0`` is unlimited.
+``--dsh-wall-budget SECONDS`` / ini ``dsh_wall_budget`` (default 120)
+    Real time one test phase may take. The fake host's loop checks it while it
+    runs; the bridge bounds each request's wait by it and stops a Node process
+    that overran; a signal (POSIX, main thread) interrupts synchronous code that
+    never returns to the loop. ``0`` is unlimited.
+
+Setup, call and teardown each get the whole budget, so a host whose test ran
+away can still be closed. A budget overrun is a
+:class:`~pytest_dsh.virtual_loop.RunawayError`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import threading
+import time
+from collections.abc import Generator, Iterator
+from types import FrameType
+from typing import Final
+
+import pytest
+
+from pytest_dsh import virtual_loop
+from pytest_dsh.virtual_loop import Budget, RunawayError
+
+__all__ = ["DEFAULT_STEP_BUDGET", "DEFAULT_WALL_BUDGET_S"]
+
+DEFAULT_STEP_BUDGET: Final = 5_000_000
+DEFAULT_WALL_BUDGET_S: Final = 120.0
+#: The signal fires this much after the loop's own check would have, so the
+#: loop's message (which names the callback) wins when the loop is running.
+_SIGNAL_GRACE_S: Final = 2.0
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("dsh")
+    group.addoption(
+        "--dsh-step-budget",
+        dest="dsh_step_budget",
+        type=int,
+        default=None,
+        metavar="N",
+        help="event-loop iterations one test phase may run on the fake host; 0 = unlimited "
+        f"(default {DEFAULT_STEP_BUDGET}; ini: dsh_step_budget)",
+    )
+    group.addoption(
+        "--dsh-wall-budget",
+        dest="dsh_wall_budget",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="real seconds one test phase may take; 0 = unlimited "
+        f"(default {DEFAULT_WALL_BUDGET_S:g}; ini: dsh_wall_budget)",
+    )
+    parser.addini("dsh_step_budget", "default for --dsh-step-budget", default="")
+    parser.addini("dsh_wall_budget", "default for --dsh-wall-budget", default="")
+
+
+def _configured(config: pytest.Config) -> tuple[int | None, float | None]:
+    steps = config.getoption("dsh_step_budget")
+    if steps is None:
+        text = str(config.getini("dsh_step_budget")).strip()
+        steps = int(text) if text else DEFAULT_STEP_BUDGET
+    wall = config.getoption("dsh_wall_budget")
+    if wall is None:
+        text = str(config.getini("dsh_wall_budget")).strip()
+        wall = float(text) if text else DEFAULT_WALL_BUDGET_S
+    if steps < 0 or wall < 0:
+        raise pytest.UsageError("--dsh-step-budget and --dsh-wall-budget cannot be negative")
+    return (steps or None), (wall or None)
+
+
+def _on_alarm(signum: int, frame: FrameType | None) -> None:
+    wall = virtual_loop.budget.wall_s
+    raise RunawayError(
+        f"the test used its wall-clock budget of {wall:g} s (--dsh-wall-budget) in code "
+        "that never returned to the event loop: a callback or hook that loops forever"
+    )
+
+
+def _alarm_available() -> bool:
+    return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+
+
+@contextlib.contextmanager
+def _phase(item: pytest.Item) -> Iterator[None]:
+    steps, wall = _configured(item.config)
+    virtual_loop.budget = Budget(
+        steps_left=steps,
+        wall_deadline=None if wall is None else time.monotonic() + wall,
+        steps=steps,
+        wall_s=wall,
+    )
+    alarm = wall is not None and _alarm_available()
+    previous = None
+    if wall is not None and alarm:
+        previous = signal.signal(signal.SIGALRM, _on_alarm)
+        signal.setitimer(signal.ITIMER_REAL, wall + _SIGNAL_GRACE_S)
+    try:
+        yield
+    finally:
+        if wall is not None and alarm:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+        virtual_loop.budget = Budget()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Generator[None, None, None]:
+    with _phase(item):
+        return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
+    with _phase(item):
+        return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item) -> Generator[None, None, None]:
+    with _phase(item):
+        return (yield)

@@ -1,0 +1,79 @@
+"""What a host accepts as a JSON value from outside: tool arguments a model
+sent, a plugin's config.
+
+A model can send any JSON text, and Python can build values no JSON text
+describes. Both hosts accept a value only when it is JSON-shaped and within two
+limits, and refuse it with a host error otherwise, before any recursive code
+(schema validation, copying, a plugin's own rendering) touches it:
+
+- nesting at most :data:`MAX_JSON_DEPTH` levels: deep enough for anything the
+  plugins' schemas describe (they need two), shallow enough that no recursive
+  walk of the value can exhaust the interpreter's stack;
+- integers within the range of a JSON number as DSH parses it (an IEEE double):
+  a longer literal is ``Infinity`` in JavaScript and cannot even be printed by
+  Python (``int`` to ``str`` is capped at 4,300 digits).
+
+The check is iterative, so it is itself safe for any depth.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Final, TypeVar
+
+__all__ = ["MAX_JSON_DEPTH", "MAX_JSON_INT_BITS", "json_copy", "json_value_problem"]
+
+T = TypeVar("T")
+
+#: Deepest accepted nesting of arrays and objects (a scalar is depth 0).
+MAX_JSON_DEPTH: Final = 64
+#: Widest accepted integer: beyond it a double is infinite.
+MAX_JSON_INT_BITS: Final = 1024
+
+
+def json_value_problem(value: Any, *, max_depth: int = MAX_JSON_DEPTH) -> str | None:
+    """Why ``value`` is not an acceptable JSON value, or None when it is.
+
+    The message names the first offending place as a ``/``-separated path
+    (``(root)`` for the value itself).
+    """
+    pending: list[tuple[Any, tuple[str, ...], int]] = [(value, (), 0)]
+    while pending:
+        item, path, depth = pending.pop()
+        if isinstance(item, dict):
+            if depth >= max_depth:
+                return f"{_where(path)}: nested deeper than {max_depth} levels"
+            for key, child in item.items():
+                if not isinstance(key, str):
+                    return f"{_where(path)}: object key {type(key).__name__} is not a string"
+                pending.append((child, (*path, key), depth + 1))
+        elif isinstance(item, list | tuple):
+            if depth >= max_depth:
+                return f"{_where(path)}: nested deeper than {max_depth} levels"
+            pending.extend(
+                (child, (*path, str(index)), depth + 1) for index, child in enumerate(item)
+            )
+        elif isinstance(item, bool) or item is None or isinstance(item, str | float):
+            continue
+        elif isinstance(item, int):
+            if item.bit_length() > MAX_JSON_INT_BITS:
+                return (
+                    f"{_where(path)}: integer of about {int(item.bit_length() * 0.30103)} "
+                    "digits is beyond the range of a JSON number"
+                )
+        else:
+            return f"{_where(path)}: {type(item).__name__} is not a JSON value"
+    return None
+
+
+def _where(path: tuple[str, ...]) -> str:
+    # Keys come from the outside; keep a hostile key from flooding a message.
+    text = "/".join(part if len(part) <= 40 else part[:37] + "..." for part in path)
+    return text[-200:] if text else "(root)"
+
+
+def json_copy(value: T) -> T:
+    """A deep copy of a JSON value (a session's events) that, unlike
+    :func:`copy.deepcopy`, copes with any nesting the log accepted."""
+    copied: T = json.loads(json.dumps(value, ensure_ascii=False))
+    return copied

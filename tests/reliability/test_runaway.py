@@ -1,0 +1,135 @@
+"""A runaway implementation fails its one test within seconds; the run goes on.
+
+Reproduction answered: an implementation that does not split waits longer
+than the timer range (the timer fires after 1 ms and is re-armed forever) made
+the suite spin at 100% CPU and grow past 2.9 GB for 15 minutes instead of
+failing that test. The implementations used here are deliberately broken
+(:mod:`runaway_impl`). Level: kit behaviour (no README sentence).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pytest_dsh import virtual_loop
+from pytest_dsh.virtual_loop import CREEP_WAKEUPS, SPIN_ITERATIONS, Budget, RunawayError
+
+from . import runaway_impl
+from .conftest import START_MS
+
+HOUR_S = 3600.0
+
+
+def test_an_unsplit_long_wait_is_a_runaway_naming_the_likely_cause():
+    host = runaway_impl.IMPLEMENTATION.open_host(start_ms=START_MS)
+    try:
+        host.load_plugin("schedule")
+        agent = host.create_agent()
+        agent.call_tool("schedule_create", {"prompt": "Monthly", "after_seconds": 2_592_000})
+        with pytest.raises(RunawayError) as raised:
+            host.advance(2_592_000)
+        message = str(raised.value)
+        assert f"{CREEP_WAKEUPS} timer wake-ups in a row" in message
+        assert "wait longer than the timer range" in message
+        assert "not split" in message
+        # Caught at the start: a few virtual seconds, not the month.
+        assert host.now_ms - START_MS < HOUR_S * 1000
+    finally:
+        host.close()  # the spun-out timers were dropped: closing does not spin
+
+
+def test_the_same_wait_split_by_the_reference_is_not_a_runaway():
+    from dsh_reference.implementation import IMPLEMENTATION as REFERENCE
+
+    host = REFERENCE.open_host(start_ms=START_MS)
+    try:
+        host.load_plugin("schedule")
+        agent = host.create_agent()
+        agent.call_tool("schedule_create", {"prompt": "Monthly", "after_seconds": 2_592_000})
+        host.advance(2_592_000)
+        assert any(event["type"] == "turn/start" for event in agent.events())
+    finally:
+        host.close()
+
+
+def test_a_callback_re_armed_at_one_instant_is_a_runaway_naming_it():
+    host = runaway_impl.SPINNER.open_host(start_ms=START_MS)
+    try:
+        host.load_plugin("spin")
+        agent = host.create_agent()
+        with pytest.raises(RunawayError) as raised:
+            agent.call_tool("spin", {})
+        message = str(raised.value)
+        assert f"{SPIN_ITERATIONS} loop iterations without virtual time advancing" in message
+        assert "runaway_impl._spin.<locals>.handler.<locals>.again" in message
+        assert host.now_ms == START_MS
+    finally:
+        host.close()
+
+
+def test_the_step_budget_stops_work_that_never_ends(monkeypatch):
+    # A 1 s timer re-armed forever is not a spin; only the budget stops it.
+    monkeypatch.setattr(virtual_loop, "budget", Budget(steps_left=50_000, steps=50_000))
+    host = runaway_impl.TICKER.open_host(start_ms=START_MS)
+    try:
+        host.load_plugin("tick")
+        agent = host.create_agent()
+        agent.call_tool("tick", {})
+        with pytest.raises(RunawayError, match="budget of 50000 loop iterations"):
+            host.advance(10 * 365 * 86_400)
+    finally:
+        host.close()
+
+
+def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    pytester.makepyfile(runaway_impl=Path(runaway_impl.__file__).read_text("utf-8"))
+    return pytester.runpytest_subprocess("-p", "no:randomly", "-p", "no:cacheprovider", *args)
+
+
+def test_in_the_suite_only_the_runaway_test_fails_and_the_run_continues(pytester):
+    # The platform-timer-range test drives a month-long wait; its neighbours do not.
+    result = _run(
+        pytester,
+        "--pyargs",
+        "dsh_conformance.schedule.test_delivery_lifecycle",
+        "--dsh-impl=runaway_impl:IMPLEMENTATION",
+        "-k",
+        "timer_range or earliest_target or rollback_never_fires_early",
+    )
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*_ test_a_wait_beyond_the_platform_timer_range_is_split _*",
+            "E *RunawayError: runaway implementation at virtual monotonic*",
+        ]
+    )
+
+
+STUCK_TESTS = """
+from runaway_impl import STUCK
+
+def test_stuck():
+    host = STUCK.open_host(start_ms=0)
+    try:
+        host.load_plugin("stuck")
+        host.create_agent().call_tool("stuck", {})
+    finally:
+        host.close()
+
+def test_after():
+    assert True
+"""
+
+
+@pytest.mark.parametrize("how", ["option", "ini"])
+def test_code_that_never_returns_is_stopped_by_the_wall_budget(pytester, how):
+    pytester.makepyfile(test_stuck=STUCK_TESTS)
+    if how == "ini":
+        pytester.makeini("[pytest]\ndsh_wall_budget = 1\n")
+        result = _run(pytester)
+    else:
+        result = _run(pytester, "--dsh-wall-budget=1")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*RunawayError: the test used its wall-clock budget of 1 s*"])
