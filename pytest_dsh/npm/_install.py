@@ -113,10 +113,18 @@ def _install_key(
 ) -> str:
     asked = {
         "bridge": _bridge_digest(source),
-        "packages": [[spec.role, spec.dependency] for spec in specs],
+        # A tarball is what it contains (a repacked file under the same path is
+        # another install); a folder is where it lives (its content is checked
+        # against the manifest's fingerprint on every run).
+        "packages": [[spec.role, _identity(spec)] for spec in specs],
         "overrides": overrides,
     }
     return hashlib.sha256(json.dumps(asked, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def _identity(spec: PackageSpec) -> str:
+    tarball = spec.local and not Path(spec.dependency.removeprefix("file:")).is_dir()
+    return f"tarball:{spec.fingerprint}" if tarball else spec.dependency
 
 
 def _fingerprints(specs: Sequence[PackageSpec]) -> dict[str, str]:
@@ -231,6 +239,53 @@ def _write_package_json(
     return json.dumps(manifest, sort_keys=True) != before
 
 
+def _stage(source: Path, staging: Path) -> None:
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    for name in _BRIDGE_FILES:
+        item = source / name
+        if item.is_dir():
+            shutil.copytree(item, staging / name)
+        else:
+            shutil.copy2(item, staging / name)
+
+
+def _base_install(root: Path, source: Path, npm: str, progress: Progress | None) -> Path:
+    """The bridge's own pinned tree (``npm ci`` of its lock), installed once per
+    bridge version. Every other install starts from a copy of its
+    ``node_modules``, so npm only adds the packages under test."""
+    digest = _bridge_digest(source)[:16]
+    base = root / f"base-{digest}"
+    if (base / MANIFEST).is_file():
+        return base
+    with _locked(root / f".base-{digest}.lock"):
+        if (base / MANIFEST).is_file():
+            return base
+        started = time.monotonic()
+        if progress is not None:
+            progress(
+                f"pytest-dsh: installing the DSH host packages and a pinned Node runtime "
+                f"into {base} (once per kit version)..."
+            )
+        staging = root / f".base-{digest}.staging"
+        try:
+            _stage(source, staging)
+            done = _run_npm(npm, ["ci", *_NPM_FLAGS], staging)
+            if done.returncode != 0:
+                raise NpmInstallError(
+                    f"npm failed to install the bridge's pinned packages. npm says:\n"
+                    f"{_quote(done.stderr + done.stdout)}"
+                )
+            (staging / MANIFEST).write_text(json.dumps({"format": 1, "base": True}) + "\n")
+            shutil.rmtree(base, ignore_errors=True)
+            staging.rename(base)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+        if progress is not None:
+            progress(f"pytest-dsh: done in {time.monotonic() - started:.0f} s")
+    return base
+
+
 def install_packages(
     specs: Sequence[PackageSpec],
     *,
@@ -254,46 +309,46 @@ def install_packages(
         if manifest is not None and manifest.get("fingerprints") == wanted:
             return _runtime(folder, manifest)
         npm = _npm()
-        started = time.monotonic()
-        labels = ", ".join(f"{spec.role}={spec.label}" for spec in specs)
-        if progress is not None:
-            progress(
-                f"pytest-dsh: installing {labels} with the DSH host packages and a pinned Node "
-                f"runtime into {folder} (once; later runs reuse it)..."
-            )
+        base = _base_install(root, source, npm, progress)
         staging = root / f".{key}.staging"
-        shutil.rmtree(staging, ignore_errors=True)
-        staging.mkdir(parents=True)
         try:
-            for name in _BRIDGE_FILES:
-                item = source / name
-                if item.is_dir():
-                    shutil.copytree(item, staging / name)
-                else:
-                    shutil.copy2(item, staging / name)
+            _stage(source, staging)
             named = _resolve_names(npm, specs, staging)
-            changed = _write_package_json(staging, named, overrides)
-            command = ["install" if changed else "ci", *_NPM_FLAGS]
-            done = _run_npm(npm, command, staging)
-            if done.returncode != 0:
-                raise _npm_failure(named, done.stderr + done.stdout)
             manifest = {
                 "format": 1,
                 "asked": [[spec.role, spec.text] for spec in specs],
                 "fingerprints": wanted,
                 "packages": {spec.role: spec.name for spec in named},
             }
+            if not _write_package_json(staging, named, overrides):
+                # Everything asked for is pinned by the bridge itself: the base serves.
+                shutil.rmtree(staging)
+                staging.mkdir()
+                manifest["runtime"] = str(base)
+            else:
+                started = time.monotonic()
+                labels = ", ".join(f"{spec.role}={spec.label}" for spec in specs)
+                if progress is not None:
+                    progress(f"pytest-dsh: installing {labels} into {folder} (once)...")
+                shutil.copytree(base / "node_modules", staging / "node_modules", symlinks=True)
+                done = _run_npm(npm, ["install", *_NPM_FLAGS], staging)
+                if done.returncode != 0:
+                    raise _npm_failure(named, done.stderr + done.stdout)
+                if progress is not None:
+                    progress(f"pytest-dsh: done in {time.monotonic() - started:.0f} s")
             (staging / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", "utf-8")
             shutil.rmtree(folder, ignore_errors=True)
             staging.rename(folder)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
-        if progress is not None:
-            progress(f"pytest-dsh: installed in {time.monotonic() - started:.0f} s")
         return _runtime(folder, manifest)
 
 
 def _runtime(folder: Path, manifest: Mapping[str, object]) -> BridgeRuntime:
     packages = manifest.get("packages")
     assert isinstance(packages, dict)
-    return BridgeRuntime(folder, tuple(sorted((str(k), str(v)) for k, v in packages.items())))
+    served_by = manifest.get("runtime")
+    return BridgeRuntime(
+        Path(served_by) if isinstance(served_by, str) else folder,
+        tuple(sorted((str(k), str(v)) for k, v in packages.items())),
+    )
