@@ -13,10 +13,15 @@ imports from its real location, where the DSH host packages are not). That
 is also what a user of the published package gets.
 
 The cache folder is named by what was asked for (the specs, the npm
-overrides, the bridge files); a local folder or tarball whose content changed
-since is reinstalled in place. Default root: the user cache directory
-(``~/.cache/pytest-dsh/npm`` on Linux), overridden by ``DSH_NPM_CACHE`` or
-``--dsh-npm-cache``.
+overrides, the bridge files); a local folder whose content changed since is
+reinstalled in place. ``base-<bridge digest>`` holds the bridge's own pinned
+tree (``npm ci`` of its lock), installed once per kit version; every other
+install starts from a copy of its ``node_modules``, so npm only adds the
+packages under test (seconds instead of a minute). Installs are staged beside
+the cache folder and renamed into place, under a per-folder lock, so an
+interrupted or concurrent install never leaves a half folder in use. Default
+root: the user cache directory (``~/.cache/pytest-dsh/npm`` on Linux),
+overridden by ``DSH_NPM_CACHE`` or ``--dsh-npm-cache``.
 """
 
 from __future__ import annotations

@@ -29,6 +29,10 @@ from pytest_dsh.official import OFFICIAL_SCHEDULE_VERSION
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "dsh-schedule-wrapper"
+UNKNOWN_ID_TEST = (
+    "schedule/test_management_tools.py::"
+    "test_unknown_deleted_and_dispatched_ids_are_not_found_and_append_nothing"
+)
 #: The installed suite's folder: node ids relative to it are the expectation keys.
 SUITE_DIR = Path(dsh_conformance.__file__).resolve().parent
 
@@ -62,7 +66,7 @@ class SuiteRun:
         return {test_id for test_id, found in self.outcomes.items() if found == outcome}
 
 
-def _read_junit(path: Path) -> tuple[dict[str, str], dict[str, str]]:
+def read_junit(path: Path) -> tuple[dict[str, str], dict[str, str]]:
     outcomes: dict[str, str] = {}
     messages: dict[str, str] = {}
     for case in ET.parse(path).getroot().iter("testcase"):
@@ -88,7 +92,7 @@ def run_suite(
         cwd=cwd, env=env, capture_output=True, text=True, timeout=1800,
     )
     output = done.stdout + done.stderr
-    outcomes, messages = _read_junit(junit) if junit.exists() else ({}, {})
+    outcomes, messages = read_junit(junit) if junit.exists() else ({}, {})
     return SuiteRun(done.returncode, output, outcomes, messages)
 
 
