@@ -143,3 +143,15 @@ def test_a_too_old_node_is_one_usage_error(tmp_path, kit):
         ["--dsh-impl=npm", "--dsh-npm", f"schedule={kit.EXAMPLE}"], cwd=tmp_path, env=env
     )
     _assert_one_usage_error(returncode, output, "is 16.20.2; the bridge needs >= 20.0.0")
+
+
+def test_the_ini_twins_name_the_packages_relative_to_the_ini_file(tmp_path, kit):
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "pytest.ini").write_text(
+        "[pytest]\ndsh_impl = npm\ndsh_npm =\n    schedule=./no-such-plugin\n"
+    )
+    returncode, output = _pytest([], cwd=project, env=kit.user_env())
+    _assert_one_usage_error(
+        returncode, output, f"no such folder or tarball ({project / 'no-such-plugin'})"
+    )
