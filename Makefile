@@ -17,11 +17,13 @@ pytest_strict = PYTEST=$(BIN)/pytest bash scripts/pytest-strict $(1)
 # The official npm build runs behind a Node bridge (bridge/README.md); npm ci
 # installs its pinned packages, the Node runtime included.
 BRIDGE_STAMP := bridge/node_modules/.package-lock.json
+# The bridge also ships in the wheel (package data pytest_dsh/_bridge).
+BRIDGE_FILES := $(wildcard bridge/*.mjs bridge/lib/*.mjs bridge/package.json bridge/package-lock.json)
 export DSH_BRIDGE_DIR := $(CURDIR)/bridge
 
 .PHONY: install conformance conformance-official test lint typecheck unit bridge clean
 
-$(STAMP): pyproject.toml requirements/constraints.txt $(shell find pytest_dsh reference conformance fixtures -type f -not -path '*/__pycache__/*' 2>/dev/null)
+$(STAMP): pyproject.toml requirements/constraints.txt $(shell find pytest_dsh reference conformance fixtures -type f -not -path '*/__pycache__/*' 2>/dev/null) $(BRIDGE_FILES)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c requirements/constraints.txt 'ruff' 'mypy'
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps .

@@ -10,25 +10,23 @@ import ToolRuntime from '@deepseek-ai/dsh-tools'
 import AgentRegistry from '@deepseek-ai/dsh-agent'
 import AgentLoop from '@deepseek-ai/dsh-agent-loop'
 import InvariantRegistry from '@deepseek-ai/dsh-invariants'
-import * as schedule from '@deepseek-ai/dsh-schedule'
-import * as scheduleInvariant from '@deepseek-ai/dsh-schedule/invariant'
-import * as timeContext from 'dsh-time-context-seed'
-import * as timeContextInvariant from 'dsh-time-context-seed/invariant'
 
 import { dropTimers, realTimeout, setIoBusy, settle } from './lib/clock.mjs'
 import { BridgeError } from './lib/errors.mjs'
 import { Faults } from './lib/faults.mjs'
 import { DurableStore, hostSessionStore, memoryPersistence } from './lib/persistence.mjs'
 import { ScriptedAdapter } from './lib/model.mjs'
+import { loadPluginPackages } from './lib/packages.mjs'
 import { toOfficialSeed } from './lib/seed.mjs'
 
-/** Driver plugin names -> official Cordis plugins. */
-export const PLUGINS = {
-  schedule,
-  'schedule-invariant': scheduleInvariant,
-  'time-context': timeContext,
-  'time-context-invariant': timeContextInvariant,
-}
+/**
+ * The plugin packages under test, named by the Python side at start
+ * (DSH_BRIDGE_PACKAGES: {"schedule": NAME, "time-context": NAME}) and imported
+ * from this folder's node_modules. PLUGINS maps driver plugin names to the
+ * Cordis plugins found (a package's `./invariant` export is its companion);
+ * PACKAGES says what was loaded, or why a package is not a DSH plugin.
+ */
+export const { PLUGINS, PACKAGES } = await loadPluginPackages(process.env.DSH_BRIDGE_PACKAGES)
 
 const FIBER_ACTIVE = 2
 const FIBER_FAILED = 3

@@ -17,19 +17,19 @@ for (const method of ['log', 'info', 'debug', 'warn', 'error', 'trace']) {
 
 // The fake clock must be installed before the official packages load.
 const { clock, advance, settle, setWall, dropTimers } = await import('./lib/clock.mjs')
-const { Host, BridgeError, PLUGINS } = await import('./host.mjs')
+const { Host, BridgeError, PLUGINS, PACKAGES } = await import('./host.mjs')
 const { callDomain, callDomainBatch, zoneInfo, runtimeVersions } = await import('./lib/domain.mjs')
 
 const require = createRequire(import.meta.url)
+// 'dsh-schedule' and 'dsh-time-context' are the versions of the packages under test.
 const versions = Object.fromEntries(
   [
-    ['dsh-schedule', '@deepseek-ai/dsh-schedule/package.json'],
-    ['dsh-time-context', 'dsh-time-context-seed/package.json'],
     ['dsh-agent-loop', '@deepseek-ai/dsh-agent-loop/package.json'],
     ['cordis', '@deepseek-ai/cordis/package.json'],
     ['fake-timers', '@sinonjs/fake-timers/package.json'],
   ].map(([key, path]) => [key, require(path).version]),
 )
+for (const [role, report] of Object.entries(PACKAGES)) versions[`dsh-${role}`] = report.version
 
 let host = null
 const cursor = { flushes: 0, warnings: 0, errors: 0, probeCalls: 0 }
@@ -292,4 +292,4 @@ lines.on('line', (line) => {
 // reply any more, so a request still running is abandoned, not awaited.
 lines.on('close', () => process.exit(0))
 
-reply({ ready: true, node: process.version, versions, fake_now: clock.now })
+reply({ ready: true, node: process.version, versions, packages: PACKAGES, fake_now: clock.now })

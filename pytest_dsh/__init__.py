@@ -6,7 +6,7 @@ Public API (pinned by a test so nothing leaks or vanishes by accident):
 * the fake host and its driver: :class:`FakeHost`, :class:`HostDriver`,
   :class:`AgentDriver`, :class:`FaultPlan`, :class:`ModelReply`;
 * implementations: :class:`Implementation`, :class:`PythonImplementation`,
-  :func:`resolve_implementation`;
+  :class:`NodeImplementation` (npm packages), :func:`resolve_implementation`;
 * pinned time-zone data: :func:`pinned_zone`, :data:`TZDATA_VERSION`.
 """
 
@@ -39,6 +39,7 @@ from pytest_dsh.implementations import (
     resolve_implementation,
 )
 from pytest_dsh.model import ModelReply, reply_text, reply_tools
+from pytest_dsh.npm import NodeImplementation
 from pytest_dsh.persistence import FaultPlan, FlushRecord
 from pytest_dsh.tools import ToolOutcome
 from pytest_dsh.tzdb import TZDATA_VERSION, pinned_zone, pinned_zone_keys
@@ -57,6 +58,7 @@ __all__ = [
     "Implementation",
     "ImplementationError",
     "ModelReply",
+    "NodeImplementation",
     "PluginLoadError",
     "PreStepProbe",
     "ProbeCall",

@@ -38,6 +38,7 @@ from pytest_dsh.implementations import (
     resolve_implementation,
     suite_test_id,
 )
+from pytest_dsh.npm import options as npm_options
 from pytest_dsh.report import ConformanceReport
 from pytest_dsh.tzdb import TZDATA_VERSION, iana_release
 
@@ -86,6 +87,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "or the full table",
     )
     fixture_options.pytest_addoption(parser)
+    npm_options.pytest_addoption(parser)
     parser.addini("dsh_impl", "default implementation under test (see --dsh-impl)", default="")
 
 
@@ -122,7 +124,10 @@ def pytest_configure(config: pytest.Config) -> None:
     implementation: Implementation | None = None
     if spec is not None:
         try:
-            implementation = resolve_implementation(spec)
+            implementation = npm_options.implementation_for(config, spec) or resolve_implementation(
+                spec
+            )
+            npm_options.prepare(config, implementation)
         except ImplementationError as exc:
             raise pytest.UsageError(f"--dsh-impl: {exc}") from exc
     config.stash[_IMPL_KEY] = implementation

@@ -1,6 +1,12 @@
 // The official pure domain functions of dsh-schedule, callable by name for
-// differential tests. Thrown input/log errors come back as values.
-import * as schedule from '@deepseek-ai/dsh-schedule'
+// differential tests. Thrown input/log errors come back as values. They are
+// the named exports of the schedule package under test (the official build
+// has them; another package may not, and a call then comes back as thrown).
+import { PACKAGES } from '../host.mjs'
+
+const schedule = PACKAGES.schedule?.problem === undefined && PACKAGES.schedule !== undefined
+  ? await import(PACKAGES.schedule.package)
+  : {}
 
 const FUNCTIONS = new Set([
   'allocateScheduleId',

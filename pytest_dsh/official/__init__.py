@@ -3,8 +3,10 @@
 ``--dsh-impl=official`` (or ``pytest_dsh.official:IMPLEMENTATION``) runs the
 conformance suite against ``@deepseek-ai/dsh-schedule@0.1.0-rc.8`` and the
 two-line ``@deepseek-ai/dsh-time-context@0.0.1-rc.1`` inside the real DSH host
-services. The bridge is a Node project (``bridge/`` in a checkout): install it
-with ``npm ci --prefix bridge`` or point ``DSH_BRIDGE_DIR`` at it.
+services. It is one :class:`~pytest_dsh.npm.NodeImplementation`: the bridge
+(``bridge/`` in a checkout, ``pytest_dsh/_bridge`` in the wheel) runs from
+``bridge/`` after ``npm ci --prefix bridge`` (or from ``DSH_BRIDGE_DIR``), else
+from the kit's npm cache, installed on first use.
 """
 
 from __future__ import annotations
@@ -16,9 +18,10 @@ from pytest_dsh.official._driver import (
     BridgeOperationError,
 )
 from pytest_dsh.official._implementation import (
+    IMPLEMENTATION,
+    OFFICIAL_PACKAGES,
     OFFICIAL_SCHEDULE_VERSION,
     OFFICIAL_TIME_CONTEXT_VERSION,
-    OfficialImplementation,
     load_expectations,
 )
 from pytest_dsh.official._process import (
@@ -27,6 +30,7 @@ from pytest_dsh.official._process import (
     BridgeUnavailableError,
     acquire_process,
     bridge_timings,
+    checked_node,
     locate_bridge,
     locate_node,
     release_process,
@@ -34,6 +38,7 @@ from pytest_dsh.official._process import (
 
 __all__ = [
     "IMPLEMENTATION",
+    "OFFICIAL_PACKAGES",
     "OFFICIAL_SCHEDULE_VERSION",
     "OFFICIAL_TIME_CONTEXT_VERSION",
     "BridgeAgentDriver",
@@ -43,16 +48,13 @@ __all__ = [
     "BridgeProcess",
     "BridgeUnavailableError",
     "OfficialDomain",
-    "OfficialImplementation",
     "Thrown",
     "acquire_process",
     "bridge_timings",
+    "checked_node",
     "load_expectations",
     "locate_bridge",
     "locate_node",
     "official_domain",
     "release_process",
 ]
-
-#: The implementation object for ``--dsh-impl=pytest_dsh.official:IMPLEMENTATION``.
-IMPLEMENTATION = OfficialImplementation()

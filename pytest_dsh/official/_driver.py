@@ -34,6 +34,7 @@ from pytest_dsh.driver import AgentDriver, PreStepProbe, ProbeCall, ProbeMode
 from pytest_dsh.errors import HostStuckError, PluginLoadError, UnknownPluginError
 from pytest_dsh.json_limits import json_value_problem
 from pytest_dsh.model import ModelReply
+from pytest_dsh.npm import BridgeRuntime
 from pytest_dsh.official._process import (
     BridgeProcess,
     NodeFailure,
@@ -300,9 +301,11 @@ class BridgeHostDriver:
         start_ms: int,
         withhold: frozenset[str] = frozenset(),
         jsonl_root: str | None = None,
+        runtime: BridgeRuntime | None = None,
     ) -> None:
         """``jsonl_root`` (bridge-only): persist sessions with the official JSONL
-        backend under that folder instead of in memory (needs Node >= 22.15)."""
+        backend under that folder instead of in memory (needs Node >= 22.15).
+        ``runtime``: the bridge install and packages to run (default: the official build's)."""
         self.implementation_name = name
         self.implementation_version = version
         self._faults = FaultPlan()
@@ -314,7 +317,7 @@ class BridgeHostDriver:
         self._parked: list[_ParkedFlush] = []
         self._now_ms = start_ms
         self._closed = False
-        self._process: BridgeProcess = acquire_process()
+        self._process: BridgeProcess = acquire_process(runtime)
         try:
             self._call("reset", start_ms=start_ms, withhold=sorted(withhold), jsonl_root=jsonl_root)
         except BaseException:

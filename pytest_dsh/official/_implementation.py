@@ -1,27 +1,29 @@
 """The official npm build as an implementation under test (``--dsh-impl=official``).
 
-Plugins run inside a Node process (see :mod:`pytest_dsh.official._process`);
-``expected_failures`` comes from ``expectations.json`` beside this module: test
-ids (relative to ``dsh_conformance``) where the official build genuinely differs
-from the README, each with the README sentence it deviates from and why.
+It is one :class:`~pytest_dsh.npm.NodeImplementation`: the pinned official
+packages, the npm overrides their install needs, and its own known failures
+from ``expectations.json`` beside this module (a ``dsh-expectations/1`` file:
+test ids, relative to ``dsh_conformance``, where the official build genuinely
+differs from the README, each with the README sentences and why).
 """
 
 from __future__ import annotations
 
 import functools
 import importlib.resources
-import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Final, TypedDict, final
+from typing import Final
 
-from pytest_dsh.official._driver import BridgeHostDriver
+from pytest_dsh.npm import NodeImplementation
+from pytest_dsh.npm.expectations import Expectation, reasons
+from pytest_dsh.npm.expectations import load_expectations as load_expectations_file
 
 __all__ = [
+    "IMPLEMENTATION",
+    "OFFICIAL_PACKAGES",
     "OFFICIAL_SCHEDULE_VERSION",
     "OFFICIAL_TIME_CONTEXT_VERSION",
     "Expectation",
-    "OfficialImplementation",
     "load_expectations",
 ]
 
@@ -29,57 +31,43 @@ __all__ = [
 OFFICIAL_SCHEDULE_VERSION: Final = "0.1.0-rc.8"
 OFFICIAL_TIME_CONTEXT_VERSION: Final = "0.0.1-rc.1"
 
+OFFICIAL_PACKAGES: Final = {
+    "schedule": f"@deepseek-ai/dsh-schedule@{OFFICIAL_SCHEDULE_VERSION}",
+    "time-context": f"@deepseek-ai/dsh-time-context@{OFFICIAL_TIME_CONTEXT_VERSION}",
+}
 
-class Expectation(TypedDict):
-    """One known failure: the README sentence ids deviated from and the class
-    of the difference (explained once in the file's ``classes`` table)."""
-
-    sentences: list[str]
-    reason: str
+#: The two-line time-context build declares its peers at ^0.0.1-rc.1 (no
+#: dsh-agent 0.0.1 was ever published); it imports only cordis and schemastery
+#: at run time, so its peers are pointed at the pinned rc.8 host packages.
+_OVERRIDES: Final = {
+    "@deepseek-ai/dsh-time-context": {
+        name: f"${name}"
+        for name in (
+            "@deepseek-ai/dsh-agent",
+            "@deepseek-ai/dsh-invariants",
+            "@deepseek-ai/dsh-session",
+            "@deepseek-ai/cordis",
+        )
+    }
+}
 
 
 @functools.cache
 def load_expectations() -> Mapping[str, Expectation]:
-    """``expectations.json`` as ``{test_id: {sentences, reason}}`` (the class
-    text is resolved and prefixed with the class name)."""
-    text = (
-        importlib.resources.files("pytest_dsh.official")
-        .joinpath("expectations.json")
-        .read_text("utf-8")
+    """``expectations.json`` as ``{test_id: {sentences, reason}}``."""
+    return load_expectations_file(
+        importlib.resources.files("pytest_dsh.official").joinpath("expectations.json")
     )
-    document = json.loads(text)
-    classes: dict[str, str] = document["classes"]
-    failures: dict[str, Expectation] = {}
-    for test_id, entry in document["expected_failures"].items():
-        kind = entry["class"]
-        note = f" Here: {entry['note']}." if entry.get("note") else ""
-        failures[test_id] = Expectation(
-            sentences=list(entry["sentences"]), reason=f"[{kind}] {classes[kind]}{note}"
-        )
-    return failures
 
 
-def _expected_failures() -> Mapping[str, str]:
-    return {
-        test_id: f"deviates from {', '.join(entry['sentences'])}: {entry['reason']}"
-        for test_id, entry in load_expectations().items()
-    }
-
-
-@final
-@dataclass(frozen=True)
-class OfficialImplementation:
-    """``@deepseek-ai/dsh-schedule`` and ``@deepseek-ai/dsh-time-context`` (the
-    two-line build) driven through the Node bridge."""
-
-    name: str = "official"
-    version: str = OFFICIAL_SCHEDULE_VERSION
-    capabilities: frozenset[str] = frozenset(
+#: ``--dsh-impl=official``: the pinned official packages behind the bridge.
+IMPLEMENTATION: Final = NodeImplementation(
+    name="official",
+    version=OFFICIAL_SCHEDULE_VERSION,
+    packages=OFFICIAL_PACKAGES,
+    capabilities=frozenset(
         {"schedule", "schedule-invariant", "time-context", "time-context-invariant", "process-zone"}
-    )
-    expected_failures: Mapping[str, str] = field(default_factory=_expected_failures)
-
-    def open_host(
-        self, *, start_ms: int, withhold: frozenset[str] = frozenset()
-    ) -> BridgeHostDriver:
-        return BridgeHostDriver(self.name, self.version, start_ms=start_ms, withhold=withhold)
+    ),
+    expected_failures=reasons(load_expectations()),
+    npm_overrides=_OVERRIDES,
+)

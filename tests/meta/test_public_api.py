@@ -8,7 +8,8 @@ import pytest_dsh.strategies
 EXPECTED = {
     "NODE_MAX_TIMER_DELAY_MS", "TZDATA_VERSION", "AgentDriver", "AgentVetoedError",
     "DshKitError", "FakeHost", "FaultPlan", "FlushRecord", "HostDriver", "HostStuckError",
-    "Implementation", "ImplementationError", "ModelReply", "PluginLoadError", "PreStepProbe",
+    "Implementation", "ImplementationError", "ModelReply", "NodeImplementation",
+    "PluginLoadError", "PreStepProbe",
     "ProbeCall", "PythonAgentDriver", "PythonHostDriver", "PythonImplementation",
     "ToolOutcome", "UnknownPluginError", "VirtualClock", "__version__",
     "available_implementations", "pinned_zone", "pinned_zone_keys", "reply_text",
@@ -27,7 +28,7 @@ def test_no_public_name_leaks_outside_all() -> None:
     submodules = {"agent", "clock", "contract", "driver", "errors", "host", "implementations",
                   "model", "pending", "persistence", "session", "tools", "tzdb", "virtual_loop",
                   "strategies", "report", "plugin", "fixture_options", "official",
-                  "budget", "json_limits"}
+                  "budget", "json_limits", "npm"}
     assert public - set(pytest_dsh.__all__) - submodules == {"annotations"}
 
 

@@ -1,0 +1,2 @@
+// The official invariant companion, unchanged.
+export * from '@deepseek-ai/dsh-schedule/invariant'

@@ -1,0 +1,144 @@
+"""Any npm build of the DSH plugins as an implementation under test.
+
+:class:`NodeImplementation` names its packages by what ``npm install``
+accepts; before the first host opens, :meth:`NodeImplementation.prepare`
+installs them next to the bridge (see :mod:`pytest_dsh.npm._install`), starts
+the bridge once and checks that every package exports a DSH plugin
+(:mod:`pytest_dsh.npm._shape`). The official build is one instance
+(:data:`pytest_dsh.official.IMPLEMENTATION`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Final, final
+
+from pytest_dsh.npm._install import BridgeRuntime, Progress, install_packages
+from pytest_dsh.npm._specs import ROLES, PackageSpec, parse_spec
+
+if TYPE_CHECKING:
+    from pytest_dsh.official._driver import BridgeHostDriver
+
+__all__ = ["NodeImplementation", "default_capabilities"]
+
+#: Driver capabilities each role brings (its invariant companion included);
+#: the bridge host always offers a settable process zone.
+_ROLE_CAPABILITIES: Final = {
+    "schedule": frozenset({"schedule", "schedule-invariant"}),
+    "time-context": frozenset({"time-context", "time-context-invariant"}),
+}
+
+
+def default_capabilities(roles: Iterable[str]) -> frozenset[str]:
+    """What a package set declares when the author does not say: each role
+    and its invariant companion, plus ``process-zone``."""
+    found = {"process-zone"}
+    for role in roles:
+        found |= _ROLE_CAPABILITIES.get(role, frozenset())
+    return frozenset(found)
+
+
+@final
+@dataclass(frozen=True)
+class NodeImplementation:
+    """DSH plugin packages from npm, run by the Node bridge.
+
+    ``packages`` maps a role (``schedule``, ``time-context``) to a SPEC: a
+    folder, a tarball, or ``name@version``; relative paths are taken from
+    ``base`` (default: the working directory at prepare time).
+    ``capabilities`` defaults (when empty) to the roles given, their invariant
+    companions and ``process-zone``. ``expected_failures`` (test id -> reason)
+    are this implementation's own known failures: nothing is inherited.
+    ``npm_overrides`` is written into the install's ``package.json``
+    ``overrides`` (for a package whose declared peer ranges are too narrow).
+    ``cache_dir`` overrides the npm cache root (see ``docs/validate-your-npm-plugin.md``).
+    """
+
+    name: str
+    version: str
+    packages: Mapping[str, str]
+    capabilities: frozenset[str] = frozenset()
+    expected_failures: Mapping[str, str] = field(default_factory=dict)
+    npm_overrides: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    cache_dir: Path | None = None
+    base: Path | None = None
+    _prepared: dict[str, BridgeRuntime] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+
+    def __post_init__(self) -> None:
+        unknown = sorted(set(self.packages) - set(ROLES))
+        if unknown or not self.packages:
+            raise ValueError(
+                f"packages must map roles {', '.join(ROLES)} to package specs; "
+                f"got {unknown or 'none'}"
+            )
+        if not self.capabilities:
+            object.__setattr__(self, "capabilities", default_capabilities(self.packages))
+
+    def specs(self) -> list[PackageSpec]:
+        """The packages, read (local folders and tarballs are opened here)."""
+        items = sorted(self.packages.items())
+        return [parse_spec(role, spec, base=self.base) for role, spec in items]
+
+    def prepare(
+        self, *, progress: Progress | None = None, cache_root: Path | None = None
+    ) -> BridgeRuntime:
+        """Install (or reuse) the packages and check their shape, once per
+        object. Raises an :class:`~pytest_dsh.npm.errors.NpmSetupError` (an
+        :class:`~pytest_dsh.errors.ImplementationError`) naming the problem."""
+        runtime = self._prepared.get("runtime")
+        if runtime is not None:
+            return runtime
+        from pytest_dsh.npm._shape import check_packages
+
+        specs = self.specs()
+        runtime = _prebuilt_runtime(specs) or install_packages(
+            specs,
+            overrides=self.npm_overrides,
+            cache_root=cache_root or self.cache_dir,
+            progress=progress,
+        )
+        check_packages(runtime, specs)
+        self._prepared["runtime"] = runtime
+        return runtime
+
+    def open_host(
+        self, *, start_ms: int, withhold: frozenset[str] = frozenset()
+    ) -> BridgeHostDriver:
+        from pytest_dsh.official._driver import BridgeHostDriver
+
+        return BridgeHostDriver(
+            self.name, self.version, start_ms=start_ms, withhold=withhold, runtime=self.prepare()
+        )
+
+
+def _installed_version(folder: Path, name: str) -> str | None:
+    try:
+        manifest = json.loads((folder / "node_modules" / name / "package.json").read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+    version = manifest.get("version")
+    return version if isinstance(version, str) else None
+
+
+def _prebuilt_runtime(specs: list[PackageSpec]) -> BridgeRuntime | None:
+    """A ready bridge folder (``DSH_BRIDGE_DIR``, or ``bridge/`` of a checkout
+    after ``npm ci``) that already holds every package at exactly the version
+    asked for: used as is, nothing installed."""
+    from pytest_dsh.official._process import BridgeUnavailableError, locate_bridge
+
+    if any(spec.local or spec.name is None or not spec.version for spec in specs):
+        return None
+    try:
+        folder = locate_bridge()
+    except BridgeUnavailableError:
+        return None
+    for spec in specs:
+        assert spec.name is not None
+        if _installed_version(folder, spec.name) != spec.version:
+            return None
+    return BridgeRuntime(folder, tuple(sorted((spec.role, str(spec.name)) for spec in specs)))

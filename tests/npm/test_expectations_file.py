@@ -1,0 +1,62 @@
+"""The dsh-expectations/1 loader: a known-failures file either loads whole or
+is refused with the place of the problem (nothing half-read). Pins the kit's
+file format; no README sentence covers it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pytest_dsh.npm.expectations import ExpectationsFormatError, load_expectations, reasons
+
+VALID = {
+    "format": "dsh-expectations/1",
+    "about": "x",
+    "classes": {"renamed": "a renamed code"},
+    "expected_failures": {
+        "schedule/test_a.py::test_b": {"class": "renamed", "sentences": ["SCH-036"], "note": "n"}
+    },
+}
+
+
+def _write(tmp_path, document):
+    path = tmp_path / "known.json"
+    path.write_text(json.dumps(document) if not isinstance(document, str) else document)
+    return path
+
+
+def test_a_valid_file_becomes_xfail_reasons_naming_sentences_and_class(tmp_path):
+    loaded = load_expectations(_write(tmp_path, VALID))
+    assert loaded == {
+        "schedule/test_a.py::test_b": {
+            "sentences": ["SCH-036"], "reason": "[renamed] a renamed code Here: n."
+        }
+    }
+    assert reasons(loaded) == {
+        "schedule/test_a.py::test_b": "deviates from SCH-036: [renamed] a renamed code Here: n."
+    }
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda d: d.pop("format"), '"format" must be "dsh-expectations/1"'),
+        (lambda d: d.update(format="dsh-expectations/2"), '"format" must be'),
+        (lambda d: d.update(expected_failures=[]), '"expected_failures" must be an object'),
+        (lambda d: d["expected_failures"]["schedule/test_a.py::test_b"].update(**{"class": "x"}),
+         "unknown class 'x'"),
+        (lambda d: d["expected_failures"]["schedule/test_a.py::test_b"].update(sentences=[]),
+         "sentences must be a non-empty list"),
+    ],
+)
+def test_a_malformed_file_is_refused_with_the_problem(tmp_path, change, message):
+    document = json.loads(json.dumps(VALID))
+    change(document)
+    with pytest.raises(ExpectationsFormatError, match=message):
+        load_expectations(_write(tmp_path, document))
+
+
+def test_a_file_that_is_not_json_is_refused(tmp_path):
+    with pytest.raises(ExpectationsFormatError, match="cannot read"):
+        load_expectations(_write(tmp_path, "{not json"))

@@ -1,0 +1,172 @@
+"""The npm path as a user meets it: a fresh virtual environment with the kit's
+wheel installed, a working folder outside any checkout, npm on PATH.
+
+Must-show of the npm path: the official dsh-schedule package repacked under
+another name passes the schedule section up to the official expectations
+file; a repack with a renamed error code fails the delete tests; and every
+command of docs/validate-your-npm-plugin.md runs. Pins the kit's behaviour;
+the README sentences are checked by the suite these runs execute."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pytest_dsh.npm.expectations import load_expectations
+
+REPO = Path(__file__).resolve().parents[2]
+DOC = REPO / "docs" / "validate-your-npm-plugin.md"
+DELETE_TESTS = {
+    "schedule/test_management_tools.py::test_list_and_delete_ignore_extra_argument_keys",
+    "schedule/test_management_tools.py::"
+    "test_unknown_deleted_and_dispatched_ids_are_not_found_and_append_nothing",
+}
+
+
+class Venv:
+    def __init__(self, folder: Path, wheel: Path) -> None:
+        self.folder = folder
+        self.wheel = wheel
+        self.bin = folder / "bin"
+        self.python = str(self.bin / "python")
+        site = subprocess.run(
+            [self.python, "-c", "import dsh_conformance, os; "
+             "print(os.path.dirname(dsh_conformance.__file__))"],
+            capture_output=True, text=True, check=True,
+        ).stdout.strip()
+        self.suite_dir = Path(site)
+
+    def env(self, kit, path: str | None = None, **extra: str) -> dict[str, str]:
+        """A user's shell: the venv first on PATH, no checkout's bridge."""
+        default = f"{self.bin}{os.pathsep}{os.environ.get('PATH', '')}"
+        return kit.user_env(PATH=path if path is not None else default, **extra)
+
+
+@pytest.fixture(scope="module")
+def venv(tmp_path_factory, kit) -> Venv:
+    kit.require_npm()
+    root = tmp_path_factory.mktemp("fresh")
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(root / "dist"),
+         str(REPO)],
+        check=True, capture_output=True, timeout=600,
+    )
+    wheel = next((root / "dist").glob("pytest_dsh-*.whl"))
+    subprocess.run([sys.executable, "-m", "venv", str(root / "venv")], check=True, timeout=300)
+    subprocess.run(
+        [str(root / "venv" / "bin" / "python"), "-m", "pip", "install", "--quiet",
+         "--disable-pip-version-check", "-c", str(REPO / "requirements" / "constraints.txt"),
+         str(wheel)],
+        check=True, capture_output=True, timeout=900,
+    )
+    return Venv(root / "venv", wheel)
+
+
+def test_the_wheel_ships_the_bridge_without_node_modules(venv):
+    bridge = venv.suite_dir.parent / "pytest_dsh" / "_bridge"
+    assert {"server.mjs", "host.mjs", "package.json", "package-lock.json"} <= {
+        p.name for p in bridge.iterdir()
+    }
+    assert (bridge / "lib" / "packages.mjs").is_file()
+    assert not (bridge / "node_modules").exists()
+
+
+def test_a_repacked_official_tarball_passes_up_to_the_official_expectations(
+    venv, kit, tmp_path
+):
+    tarball = kit.repack_official(tmp_path / "packages", "acme-dsh-schedule")
+    run = kit.run_suite(
+        [*kit.schedule_section(venv.suite_dir), "--dsh-impl=npm", "--dsh-npm",
+         f"schedule={tarball}"],
+        cwd=tmp_path, env=venv.env(kit), python=venv.python,
+    )
+    assert run.outcomes, run.output[-3000:]
+    expected = set(kit.official_expectations()) & set(run.outcomes) - run.ids("skipped")
+    assert run.ids("error") == set()
+    assert run.ids("failed") == expected
+    assert len(run.ids("passed")) > 300
+
+
+def test_a_repack_with_a_renamed_error_code_fails_the_delete_tests(venv, kit, tmp_path):
+    tarball = kit.repack_official(
+        tmp_path / "packages", "acme-dsh-schedule-renamed",
+        replace={'"schedule_not_found"': '"not_found"'},
+    )
+    run = kit.run_suite(
+        [str(venv.suite_dir / "schedule" / "test_management_tools.py"),
+         f"--rootdir={venv.suite_dir}", "--dsh-impl=npm", "--dsh-npm", f"schedule={tarball}"],
+        cwd=tmp_path, env=venv.env(kit), python=venv.python,
+    )
+    failed = run.ids("failed")
+    assert failed >= DELETE_TESTS, run.output[-3000:]
+    assert all("delete" in test_id or "not_found" in test_id for test_id in failed)
+    assert "'not_found'" in run.messages[sorted(DELETE_TESTS)[1]]
+
+
+def test_official_without_a_bridge_or_npm_is_one_usage_error(venv, kit, tmp_path):
+    env = venv.env(kit, path=str(venv.bin), DSH_NPM_CACHE=str(tmp_path / "cache"))
+    env.pop("DSH_NPM", None)
+    done = subprocess.run(
+        [venv.python, "-m", "pytest", "--pyargs", "dsh_conformance", "--dsh-impl=official"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600,
+    )
+    output = done.stdout + done.stderr
+    assert done.returncode == 4, output[-3000:]
+    assert output.count("ERROR: --dsh-impl:") == 1
+    assert "npm was not found on PATH" in output
+
+
+def _doc_commands() -> list[str]:
+    """The lines of every ```sh block of the doc, in order."""
+    text = DOC.read_text("utf-8")
+    blocks = re.findall(r"```sh\n(.*?)```", text, flags=re.DOTALL)
+    return [line for block in blocks for line in block.splitlines() if line.strip()]
+
+
+def test_every_command_of_the_npm_guide_runs_and_the_example_fails_exactly_as_expected(
+    venv, kit, tmp_path
+):
+    """The guide's run is the example plugin's whole-suite run: it fails
+    exactly the official build's known failures (the example wraps that build)
+    plus the tests of its one deliberate deviation."""
+    commands = _doc_commands()
+    assert commands[0].startswith("cd ") and any("--dsh-impl=npm" in c for c in commands)
+    shutil.copytree(kit.EXAMPLE, tmp_path / "dsh-schedule-wrapper")
+    junit = tmp_path / "guide-junit.xml"
+    # The commands run as written; pytest reads the JUnit option from the environment.
+    env = venv.env(
+        kit, PYTEST_DSH=str(venv.wheel), PYTEST_ADDOPTS=f"--junitxml={junit} -p no:randomly"
+    )
+    cwd = tmp_path
+    for command in commands:
+        words = shlex.split(command)
+        if words[0] == "cd":
+            cwd = cwd / words[1]
+            continue
+        done = subprocess.run(
+            ["bash", "-c", command], cwd=cwd, env=env, capture_output=True, text=True,
+            timeout=1800,
+        )
+        output = done.stdout + done.stderr
+        # The example deviates on purpose: its suite run exits 1 (tests failed).
+        allowed = {0, 1} if words[0] == "pytest" else {0}
+        assert done.returncode in allowed, f"{command}\n{output[-3000:]}"
+    report = (cwd / "report.md").read_text("utf-8")
+    assert "example-dsh-schedule-wrapper" in report
+    outcomes, messages = kit.read_junit(junit)
+    failed = {test_id for test_id, outcome in outcomes.items() if outcome == "failed"}
+    skipped = {test_id for test_id, outcome in outcomes.items() if outcome == "skipped"}
+    deviations = set(load_expectations(kit.EXAMPLE / "expected-deviations.json"))
+    expected = (set(kit.official_expectations()) | deviations) & set(outcomes) - skipped
+    assert deviations <= failed
+    assert failed == expected
+    assert not {outcome for outcome in outcomes.values()} - {"passed", "failed", "skipped"}
+    message = messages[kit.UNKNOWN_ID_TEST]
+    assert "'not_found'" in message and "'schedule_not_found'" in message
