@@ -62,7 +62,7 @@ _LINES = re.compile(
 )
 # ISO-shaped local date-time to the second, a numeric offset, then the zone in any framing.
 _TIMESTAMP = re.compile(
-    r"(?P<local>\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?P<offset>[+-]\d{2}:\d{2})"
+    r"(?P<local>\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?P<offset>[+-]\d{2}:\d{2}(?::\d{2})?)"
     r"[\s\[(]*(?P<zone>[A-Za-z][A-Za-z0-9_+\-/]*)[\])]*"
 )
 _DURATION = re.compile(
