@@ -18,7 +18,9 @@ import re
 from collections.abc import Iterable
 from typing import NamedTuple
 
-__all__ = ["ReadingFacts", "all_facts", "pinned", "reading_facts", "readme", "seconds_of"]
+__all__ = [
+    "ReadingFacts", "all_facts", "code_of", "pinned", "reading_facts", "readme", "seconds_of",
+]
 
 _LIMIT = 600
 
@@ -107,3 +109,8 @@ def reading_facts(text: str) -> ReadingFacts | str:
 
 def all_facts(texts: Iterable[str]) -> list[ReadingFacts | str]:
     return [reading_facts(text) for text in texts]
+
+
+def code_of(value: object) -> object:
+    """The ``code`` of a Schedule error value (what the README fixes), else the value."""
+    return value.get("code") if isinstance(value, dict) else value
