@@ -7,6 +7,7 @@ import time
 
 import pytest
 
+from dsh_conformance.expect import code_of, readme
 from dsh_conformance.schedule.session_logs import (
     after_create,
     changes,
@@ -107,11 +108,12 @@ def test_time_context_may_be_mounted_but_at_still_needs_an_explicit_zone(dsh_hos
     zoneless = agent.call_tool(
         "schedule_create", {"prompt": "x", "at": {"date": "2026-01-02", "time": "09:00:00"}}
     )
-    assert zoneless.is_error is False
-    assert zoneless.value == {
-        "code": "invalid_rule",
-        "message": "Local at must contain exactly date, time, and time_zone.",
-    }
+    assert zoneless.is_error is False, readme(
+        "SCH-010, SCH-026", "a closed Schedule error for a local at without time_zone, not a "
+        "host error", zoneless.error)
+    assert code_of(zoneless.value) == "invalid_rule", readme(
+        "SCH-010, SCH-026", "invalid_rule for a local at without time_zone, even with "
+        "time-context mounted", zoneless.value)
 
 
 @pytest.mark.dsh_requires("time-context")
@@ -200,20 +202,25 @@ def test_failed_preflight_returns_persistence_uncertain(
 ):
     host.faults.fail_flushes(outcome, count=1)
     result = agent.call_tool(tool, arguments)
-    assert result.is_error is False
-    assert result.value == expected
-    assert list(result.value) == list(expected)
-    assert changes(agent.events()) == []
+    assert result.is_error is False, readme("SCH-012", "a closed value, not a host error",
+                                            result.error)
+    assert code_of(result.value) == "persistence_uncertain", readme(
+        "SCH-012", f"persistence_uncertain from {tool} when the preflight flush is {outcome}",
+        result.value)
+    assert changes(agent.events()) == [], readme("SCH-012", "no change",
+                                                 changes(agent.events()))
 
 
 @pytest.mark.spec("SCH-012")
 def test_unconfirmed_live_suffix_is_never_listed(host, agent):
     agent.call_tool("schedule_create", AFTER_60)
     host.faults.fail_flushes("falsy", count=None)
-    assert agent.call_tool("schedule_list", {}).value == uncertain("list")
-    assert agent.call_tool("schedule_delete", {"id": "schedule-404"}).value == uncertain(
-        "delete", "schedule-404"
-    )
+    listed = agent.call_tool("schedule_list", {}).value
+    assert code_of(listed) == "persistence_uncertain", readme(
+        "SCH-012", "persistence_uncertain, never a list of the unconfirmed suffix", listed)
+    deleted = agent.call_tool("schedule_delete", {"id": "schedule-404"}).value
+    assert code_of(deleted) == "persistence_uncertain", readme(
+        "SCH-012", "persistence_uncertain, never not-found, from an unconfirmed suffix", deleted)
 
 
 @pytest.mark.spec("SCH-013", "SCH-034")
@@ -276,12 +283,15 @@ def test_create_barrier_failure_reports_the_allocated_id_and_keeps_the_create(
 ):
     host.faults.fail_flushes(outcome, first=2, count=1)
     value = agent.call_tool("schedule_create", AFTER_60).value
-    assert value == uncertain("create", "schedule-1")
-    assert list(value) == ["code", "message", "operation", "id"]
+    assert code_of(value) == "persistence_uncertain", readme(
+        "SCH-013", f"persistence_uncertain when the create's barrier flush is {outcome}", value)
     created = changes(agent.events())
-    assert [change["operation"] for change in created] == ["create"]
-    assert created[0]["schedule"]["id"] == "schedule-1"
-    assert agent.call_tool("schedule_create", AFTER_60).value["id"] == "schedule-2"
+    assert [change["operation"] for change in created] == ["create"], readme(
+        "SCH-013", "the create kept in the log", created)
+    kept = created[0]["schedule"]["id"]
+    following = agent.call_tool("schedule_create", AFTER_60).value
+    assert following.get("id") not in (None, kept), readme(
+        "SCH-034", f"the next create to get a fresh id, not the kept {kept!r}", following)
 
 
 @pytest.mark.spec("SCH-013")
@@ -289,6 +299,7 @@ def test_delete_barrier_failure_reports_the_requested_id_and_keeps_the_delete(ho
     agent.call_tool("schedule_create", AFTER_60)
     host.faults.fail_flushes("rejected", first=2, count=1)
     value = agent.call_tool("schedule_delete", {"id": "schedule-1"}).value
-    assert value == uncertain("delete", "schedule-1")
+    assert code_of(value) == "persistence_uncertain", readme(
+        "SCH-013", "persistence_uncertain when the delete's barrier flush fails", value)
     assert changes(agent.events())[-1] == {"version": 1, "operation": "delete", "id": "schedule-1"}
     assert agent.call_tool("schedule_list", {}).value == []
