@@ -39,3 +39,37 @@ def test_the_page_shows_each_exact_value_and_its_tests():
         assert f"## {pin_id}" in page
         assert pin["value"] in page
     assert "- **none**" in page
+
+
+SUITE = pathlib.Path(__file__).parents[2] / "conformance"
+
+
+def _test_functions():
+    import ast
+
+    for path in sorted(SUITE.rglob("test_*.py")):
+        tree = ast.parse(path.read_text("utf-8"))
+        for node in tree.body:
+            methods = node.body if isinstance(node, ast.ClassDef) else [node]
+            for function in methods:
+                if isinstance(function, ast.FunctionDef) and (
+                    function.name.startswith("test_") or isinstance(node, ast.ClassDef)
+                ):
+                    yield path.relative_to(SUITE), function
+
+
+def test_every_conformance_assertion_says_its_level_and_requirement():
+    import ast
+
+    missing, crossed = [], []
+    for path, function in _test_functions():
+        compat = any("mark.compat" in ast.unparse(d) for d in function.decorator_list)
+        body = "\n".join(ast.unparse(statement) for statement in function.body)
+        if not compat and "pinned(" in body:
+            crossed.append(f"{path}::{function.name} is readme-level but asserts a pinned detail")
+        if compat and "pinned(" not in body:
+            crossed.append(f"{path}::{function.name} is compat but pins nothing")
+        missing += [f"{path}:{node.lineno}" for node in ast.walk(function)
+                    if isinstance(node, ast.Assert) and node.msg is None]
+    assert missing == [], "assertions without a message: " + ", ".join(missing)
+    assert crossed == [], "\n".join(crossed)
