@@ -83,7 +83,7 @@ def _replay(dsh_host_factory, zone: str, cases: list[tuple[str, dict[str, Any]]]
     for number, (label, case) in enumerate(cases):
         if number % CASES_PER_AGENT == 0:
             agent = host.create_agent()
-        assert agent is not None
+        assert agent is not None, "an agent is created for the first case"
         at = {"date": case["date"], "time": case["time"], "time_zone": zone}
         outcome = agent.call_tool("schedule_create", {"prompt": "dst", "at": at})
         value = outcome.value if not outcome.is_error else {"host_error": outcome.error}

@@ -439,9 +439,7 @@ def test_delete_barrier_failure_reports_the_requested_id_and_keeps_the_delete(ho
     agent.call_tool("schedule_create", AFTER_60)
     host.faults.fail_flushes("rejected", first=2, count=1)
     value = agent.call_tool("schedule_delete", {"id": "schedule-1"}).value
-    assert (
-        code_of(value) == "persistence_uncertain"
-    ), readme(
+    assert code_of(value) == "persistence_uncertain", readme(
         "SCH-013", "persistence_uncertain when the delete's barrier flush fails", value)
     assert (
         changes(agent.events())[-1] == {"version": 1, "operation": "delete", "id": "schedule-1"}

@@ -90,7 +90,7 @@ def test_one_shot_fires_exactly_at_its_target(host, agent):
         one_shot_framing('"schedule-1"', "2026-01-01T00:01:30.000Z", '"Stand up"')], readme(
         "SCH-042, SCH-065",
         "one shot fires exactly at its target: reminder_texts(agent.events()) == "
-        "[one_shot_framing(''schedule-1'', '2026-01-01T00:01:30.000Z', ''Stand up'')]",
+        "[one_shot_framing('\"schedule-1\"', '2026-01-01T00:01:30.000Z', '\"Stand up\"')]",
         reminder_texts(agent.events()),
     )
 
@@ -187,7 +187,7 @@ def test_a_wall_clock_rollback_never_fires_early(host, agent):
         one_shot_framing('"schedule-1"', "2026-01-01T01:00:00.000Z", '"Roll"')], readme(
         "SCH-043",
         "a wall clock rollback never fires early: reminder_texts(agent.events()) == "
-        "[one_shot_framing(''schedule-1'', '2026-01-01T01:00:00.000Z', ''Roll'')]",
+        "[one_shot_framing('\"schedule-1\"', '2026-01-01T01:00:00.000Z', '\"Roll\"')]",
         reminder_texts(agent.events()),
     )
 
@@ -213,8 +213,8 @@ def test_a_forward_jump_makes_the_record_overdue_for_the_next_preflight(host, ag
         one_shot_framing('"schedule-1"', "2026-01-01T01:00:00.000Z", '"Jump"')], readme(
         "SCH-043, SCH-037",
         "a forward jump makes the record overdue for the next preflight: "
-        "reminder_texts(agent.events()) == [one_shot_framing(''schedule-1'', "
-        "'2026-01-01T01:00:00.000Z', ''Jump'')]",
+        "reminder_texts(agent.events()) == [one_shot_framing('\"schedule-1\"', "
+        "'2026-01-01T01:00:00.000Z', '\"Jump\"')]",
         reminder_texts(agent.events()),
     )
 
@@ -263,7 +263,7 @@ def test_a_forward_jump_dispatches_one_batch_with_each_latest_occurrence(host, a
         "SCH-043, SCH-045, SCH-050, SCH-051, SCH-088",
         "a forward jump dispatches one batch with each latest occurrence: "
         "reminder_texts(agent.events()) == "
-        "[batch_framing('[{'schedule_id':'schedule-1','occurrence_at':'2026-01-01T02:00:00.0...",
+        "[batch_framing('[{\"schedule_id\":\"schedule-1\",\"occurrence_at\":\"2026-01-01T02:00:00.0...",
         reminder_texts(agent.events()),
     )
     targets = [v["scheduledAt"] for v in agent.call_tool("schedule_list", {}).value]
@@ -298,7 +298,7 @@ def test_a_forward_jump_batch_uses_the_wall_clock_of_the_wake(host, agent):
     )], readme(
         "SCH-043, SCH-050",
         "a forward jump batch uses the wall clock of the wake: reminder_texts(agent.events()) == "
-        "[batch_framing('[{'schedule_id':'schedule-1','occurrence_at':'2026-01-01T02:05:00.0...",
+        "[batch_framing('[{\"schedule_id\":\"schedule-1\",\"occurrence_at\":\"2026-01-01T02:05:00.0...",
         reminder_texts(agent.events()),
     )
 
@@ -327,7 +327,7 @@ def test_due_one_shots_come_first_each_in_its_own_later_turn(dsh_host_factory):
     ], readme(
         "SCH-044, SCH-075",
         "due one shots come first each in its own later turn: reminder_texts(events) == "
-        "[one_shot_framing(''schedule-4'', '2026-01-01T00:00:10.000Z', ''Four''), "
+        "[one_shot_framing('\"schedule-4\"', '2026-01-01T00:00:10.000Z', '\"Four\"'), "
         "one_shot_framing('...",
         reminder_texts(events),
     )
@@ -399,7 +399,7 @@ def test_overdue_every_records_form_one_batch_in_target_then_creation_order(dsh_
         "SCH-045, SCH-050, SCH-076, SCH-080",
         "overdue every records form one batch in target then creation order: "
         "reminder_texts(agent.events()) == "
-        "[batch_framing('[{'schedule_id':'schedule-4','occurrence_at':'2026-01-01T00:15:30.0...",
+        "[batch_framing('[{\"schedule_id\":\"schedule-4\",\"occurrence_at\":\"2026-01-01T00:15:30.0...",
         reminder_texts(agent.events()),
     )
     listed = [(v["id"], v["scheduledAt"]) for v in agent.call_tool("schedule_list", {}).value]
@@ -446,7 +446,7 @@ def test_every_records_fire_on_their_own_anchors_without_a_shared_gate(host, age
     assert '"schedule_id":"schedule-2"' in reminder_texts(agent.events())[1], readme(
         "SCH-050, SCH-051",
         "every records fire on their own anchors without a shared gate: "
-        "''schedule_id':'schedule-2'' in reminder_texts(agent.events())[1]",
+        "'\"schedule_id\":\"schedule-2\"' in reminder_texts(agent.events())[1]",
         reminder_texts(agent.events())[1],
     )
 
@@ -470,7 +470,7 @@ def test_missed_intervals_are_never_replayed(host, agent):
         '"reminder_prompt":"Tick"}]')], readme(
         "SCH-051, SCH-088",
         "missed intervals are never replayed: reminder_texts(resumed.events()) == "
-        "[batch_framing('[{'schedule_id':'schedule-1','occurrence_at':'2026-01-01T10:00:00...",
+        "[batch_framing('[{\"schedule_id\":\"schedule-1\",\"occurrence_at\":\"2026-01-01T10:00:00...",
         reminder_texts(resumed.events()),
     )
     host.advance(258)
@@ -580,7 +580,7 @@ def test_a_due_reminder_waits_for_a_running_turn_then_opens_a_later_turn(host, a
         one_shot_framing('"schedule-1"', "2026-01-01T00:01:00.000Z", '"Ping"')], readme(
         "SCH-047, SCH-053",
         "a due reminder waits for a running turn then opens a later turn: reminder_texts(events) "
-        "== [one_shot_framing(''schedule-1'', '2026-01-01T00:01:00.000Z', ''Ping'')]",
+        "== [one_shot_framing('\"schedule-1\"', '2026-01-01T00:01:00.000Z', '\"Ping\"')]",
         reminder_texts(events),
     )
 
@@ -669,7 +669,7 @@ def test_the_follow_up_turn_is_an_ordinary_transcript_turn(host, agent):
     }, readme(
         "SCH-053, SCH-054",
         "the follow up turn is an ordinary transcript turn: user_message_fields(message['data']) "
-        "== {'content': [{'type': 'text', 'text': one_shot_framing(''schedule-1'', '2026-...",
+        "== {'content': [{'type': 'text', 'text': one_shot_framing('\"schedule-1\"', '2026-...",
         user_message_fields(message['data']),
     )
     # Besides its schedule/change records and the reminder, the plugin writes nothing.
@@ -843,7 +843,7 @@ def test_a_failed_dispatch_append_faults_the_owner_but_tools_still_work(host, ag
     )  # the follow-up may already have been queued
     assert all('"schedule-1"' in text for text in texts), readme(
         "SCH-057",
-        "a failed dispatch append faults the owner but tools still work: all((''schedule-1'' in "
+        "a failed dispatch append faults the owner but tools still work: all(('\"schedule-1\"' in "
         "text for text in texts))",
     )
 
@@ -999,8 +999,8 @@ def test_resume_dispatches_overdue_one_shots_then_the_every_batch(host, agent):
     ], readme(
         "SCH-044, SCH-084",
         "resume dispatches overdue one shots then the every batch: reminder_texts(events) == "
-        "[one_shot_framing(''schedule-1'', '2026-01-01T00:01:00.000Z', ''One''), "
-        "batch_framing('[{'s...",
+        "[one_shot_framing('\"schedule-1\"', '2026-01-01T00:01:00.000Z', '\"One\"'), "
+        "batch_framing('[{\"s...",
         reminder_texts(events),
     )
     assert dispatches(events) == [

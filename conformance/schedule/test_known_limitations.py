@@ -91,7 +91,7 @@ def test_a_rejected_due_preflight_waits_for_later_agent_activity(host, agent):
         one_shot_framing('"schedule-1"', "2026-01-01T00:01:00.000Z", '"Retry"')], readme(
         "SCH-085",
         "a rejected due preflight waits for later agent activity: reminder_texts(agent.events()) "
-        "== [one_shot_framing(''schedule-1'', '2026-01-01T00:01:00.000Z', ''Retry'')]",
+        "== [one_shot_framing('\"schedule-1\"', '2026-01-01T00:01:00.000Z', '\"Retry\"')]",
         reminder_texts(agent.events()),
     )
 
@@ -261,8 +261,8 @@ def test_a_crash_before_the_dispatch_checkpoint_can_repeat_the_reminder(host, ag
         '"schedule-1"', "2026-01-01T00:01:00.000Z", '"Twice"'), readme(
         "SCH-089",
         "a crash before the dispatch checkpoint can repeat the reminder: "
-        "reminder_texts(resumed.events())[-1] == one_shot_framing(''schedule-1'', "
-        "'2026-01-01T00:01:00.000Z', ''Twice'')",
+        "reminder_texts(resumed.events())[-1] == one_shot_framing('\"schedule-1\"', "
+        "'2026-01-01T00:01:00.000Z', '\"Twice\"')",
         reminder_texts(resumed.events())[-1],
     )
     assert dispatches(resumed.events()) == [

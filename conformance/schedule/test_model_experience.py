@@ -148,7 +148,7 @@ def test_results_are_not_truncated_by_the_plugin(agent):
     assert listed.text.endswith('"deliveryMode":"session-local"}]'), readme(
         "SCH-062",
         "results are not truncated by the plugin: "
-        "listed.text.endswith(''deliveryMode':'session-local'}]')",
+        "listed.text.endswith('\"deliveryMode\":\"session-local\"}]')",
     )
 
 
@@ -354,7 +354,7 @@ def test_one_batch_message_regardless_of_how_many_records_are_due(host, agent):
     assert reminder_texts(agent.events())[0].count('"schedule_id"') == 5, readme(
         "SCH-080, SCH-081",
         "one batch message regardless of how many records are due: "
-        "reminder_texts(agent.events())[0].count(''schedule_id'') == 5",
+        "reminder_texts(agent.events())[0].count('\"schedule_id\"') == 5",
     )
     agent.prompt("ok")
     assert messages[0] in agent.history(), readme(

@@ -109,7 +109,7 @@ class ScheduleMachine(RuleBasedStateMachine):
         reminders = []
         for record in batch:
             assert record.interval_ms is not None, readme(
-                "the sentences of this test",
+                "SCH-003, SCH-035, SCH-042..SCH-045, SCH-050 (the model)",
                 "ScheduleMachine  batch: record.interval_ms is not None",
                 record.interval_ms,
             )
@@ -123,12 +123,12 @@ class ScheduleMachine(RuleBasedStateMachine):
     def _expect_created(self, value: dict[str, Any], record: ModelRecord) -> None:
         assert value["id"] == record.id, value
         assert value["prompt"] == record.prompt, readme(
-            "the sentences of this test",
+            "SCH-003, SCH-035, SCH-042..SCH-045, SCH-050 (the model)",
             "ScheduleMachine  expect created: value['prompt'] == record.prompt",
             value['prompt'],
         )
         assert value["scheduledAt"] == iso_instant(record.target_ms), readme(
-            "the sentences of this test",
+            "SCH-003, SCH-035, SCH-042..SCH-045, SCH-050 (the model)",
             "ScheduleMachine  expect created: value['scheduledAt'] == "
             "iso_instant(record.target_ms)",
             value['scheduledAt'],
@@ -174,7 +174,7 @@ class ScheduleMachine(RuleBasedStateMachine):
         value = self.agent.call_tool("schedule_delete", {"id": schedule_id}).value
         if schedule_id in self.active:
             assert value == {"id": schedule_id, "deleted": True}, readme(
-                "the sentences of this test",
+                "SCH-003, SCH-035, SCH-042..SCH-045, SCH-050 (the model)",
                 "ScheduleMachine delete: value == {'id': schedule_id, 'deleted': True}",
                 value,
             )
@@ -184,7 +184,7 @@ class ScheduleMachine(RuleBasedStateMachine):
             assert (
                 value == {"id": schedule_id, "deleted": False, "code": "schedule_not_found"}
             ), readme(
-                "the sentences of this test",
+                "SCH-003, SCH-035, SCH-042..SCH-045, SCH-050 (the model)",
                 "ScheduleMachine delete: value == {'id': schedule_id, 'deleted': False, 'code': "
                 "'schedule_not_found'}",
                 value,
@@ -228,7 +228,7 @@ class ScheduleMachine(RuleBasedStateMachine):
             view["deliveryMode"] = "session-local"
             expected.append(view)
         assert value == expected, readme(
-            "the sentences of this test",
+            "SCH-003, SCH-035, SCH-042..SCH-045, SCH-050 (the model)",
             "ScheduleMachine list equals the model: value == expected",
             value,
         )
@@ -237,7 +237,7 @@ class ScheduleMachine(RuleBasedStateMachine):
     def dispatches_appear_as_framed_follow_ups(self) -> None:
         events = self.agent.events()[self.base:]
         assert reminder_texts(events) == self.expected_texts, readme(
-            "the sentences of this test",
+            "SCH-003, SCH-035, SCH-042..SCH-045, SCH-050 (the model)",
             "ScheduleMachine dispatches appear as framed follow ups: reminder_texts(events) == "
             "self.expected_texts",
             reminder_texts(events),
