@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from dsh_conformance.expect import pinned, readme
 from dsh_fixtures import fixture_path
 
 pytestmark = [pytest.mark.dsh_requires("schedule")]
@@ -82,7 +83,7 @@ def _replay(dsh_host_factory, zone: str, cases: list[tuple[str, dict[str, Any]]]
     for number, (label, case) in enumerate(cases):
         if number % CASES_PER_AGENT == 0:
             agent = host.create_agent()
-        assert agent is not None
+        assert agent is not None, "an agent is created for the first case"
         at = {"date": case["date"], "time": case["time"], "time_zone": zone}
         outcome = agent.call_tool("schedule_create", {"prompt": "dst", "at": at})
         value = outcome.value if not outcome.is_error else {"host_error": outcome.error}
@@ -90,7 +91,7 @@ def _replay(dsh_host_factory, zone: str, cases: list[tuple[str, dict[str, Any]]]
             got = value.get("scheduledAt") if isinstance(value, dict) else value
             if got != case["scheduledAt"]:
                 problems.append(f"{label}: expected {case['scheduledAt']}, got {value}")
-        elif value != {"code": case["code"], "message": GAP_MESSAGE}:
+        elif not isinstance(value, dict) or value.get("code") != case["code"]:
             problems.append(f"{label}: expected {case['code']} (gap), got {value}")
     return problems
 
@@ -101,7 +102,10 @@ def test_dst_table_zone(zone: str, dsh_host_factory, request) -> None:
     full = request.config.getoption("dsh_dst_table") == "full"
     rows = _sample(_transitions_by_zone()[zone], full)
     problems = _replay(dsh_host_factory, zone, list(_cases(zone, rows)))
-    assert problems == [], f"{len(problems)} disagreements:\n" + "\n".join(problems[:20])
+    assert problems == [], readme(
+        "SCH-027..SCH-030", f"every local time of the {zone} transition table to resolve to its "
+        f"first instant or be rejected as a gap; {len(problems)} disagreements:\n"
+        + "\n".join(problems[:20]))
 
 
 def _curated() -> dict[str, Any]:
@@ -116,8 +120,27 @@ def test_dst_curated_case(case: dict[str, Any], dsh_host_factory) -> None:
     agent = host.create_agent()
     at = {"date": case["date"], "time": case["time"], "time_zone": case["zone"]}
     outcome = agent.call_tool("schedule_create", {"prompt": case["id"], "at": at})
-    assert outcome.is_error is False, outcome.error
+    assert outcome.is_error is False, readme("SCH-039", "a Schedule value, not a host error",
+                                             outcome.error)
     if "scheduledAt" in case:
-        assert outcome.value["scheduledAt"] == case["scheduledAt"], case["note"]
+        observed = outcome.value.get("scheduledAt", outcome.value)
+        assert observed == case["scheduledAt"], readme(
+            "SCH-027..SCH-030", f"{case['scheduledAt']} ({case['note']})", outcome.value)
     else:
-        assert outcome.value == {"code": case["code"], "message": GAP_MESSAGE}, case["note"]
+        assert outcome.value.get("code") == case["code"], readme(
+            "SCH-026, SCH-028", f"{case['code']} ({case['note']})", outcome.value)
+
+
+@pytest.mark.compat("SCH-AT-MESSAGES")
+@pytest.mark.spec("SCH-028")
+@pytest.mark.parametrize(
+    "case", [c for c in _curated()["cases"] if "scheduledAt" not in c], ids=lambda c: c["id"]
+)
+def test_dst_curated_gap_has_the_official_message(case: dict[str, Any], dsh_host_factory) -> None:
+    host = dsh_host_factory(start_ms=_epoch_ms(_curated()["replay_now"]))
+    host.load_plugin("schedule")
+    at = {"date": case["date"], "time": case["time"], "time_zone": case["zone"]}
+    value = host.create_agent().call_tool("schedule_create", {"prompt": case["id"], "at": at})
+    expected = {"code": case["code"], "message": GAP_MESSAGE}
+    assert value.value == expected, pinned("SCH-AT-MESSAGES", f"exactly {expected}",
+                                           value.value)

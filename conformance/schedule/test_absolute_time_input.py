@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 
+from dsh_conformance.expect import code_of, pinned, readme
 from dsh_conformance.schedule.session_logs import START_MS, changes, flushes_of
 from pytest_dsh.strategies.schedule import (
     local_at_near_transitions,
@@ -49,8 +50,24 @@ def _rule(message: str) -> dict[str, str]:
 
 def _create(agent: Any, at: Any) -> Any:
     result = agent.call_tool("schedule_create", {"prompt": "Reminder", "at": at})
-    assert result.is_error is False, result.error
+    assert result.is_error is False, readme(
+        "SCH-039", f"a Schedule value (not a host error) for at={at!r}", result.error)
     return result.value
+
+
+def _created_at(agent: Any, at: Any, scheduled_at: str, sentences: str) -> Any:
+    value = _create(agent, at)
+    observed = value.get("scheduledAt", value) if isinstance(value, dict) else value
+    assert observed == scheduled_at, readme(
+        sentences, f"at={at!r} accepted with the canonical UTC scheduledAt {scheduled_at}",
+        value)
+    return value
+
+
+def _rejected(agent: Any, at: Any, code: str, sentences: str, why: str) -> None:
+    value = _create(agent, at)
+    assert code_of(value) == code, readme(sentences, f"at={at!r} rejected ({why}) with {code}",
+                                          value)
 
 
 def _local(date: str, time: str, zone: Any = "UTC") -> dict[str, Any]:
@@ -80,15 +97,12 @@ def _local(date: str, time: str, zone: Any = "UTC") -> dict[str, Any]:
     ],
 )
 def test_offset_string_identifies_one_utc_instant(agent, at, scheduled_at):
-    value = _create(agent, at)
-    assert value["scheduledAt"] == scheduled_at
-    assert value["state"] == "scheduled"
+    value = _created_at(agent, at, scheduled_at, "SCH-023, SCH-024")
+    assert value["state"] == "scheduled", readme("SCH-035", "state scheduled for a future "
+                                                 "target", value)
 
 
-@pytest.mark.spec("SCH-023", "SCH-026")
-@pytest.mark.parametrize(
-    "at",
-    [
+MALFORMED_STRINGS = [
         "2026-01-02T08:30:00",
         "2026-01-02 08:30:00Z",
         "2026-01-02t08:30:00Z",
@@ -108,16 +122,16 @@ def test_offset_string_identifies_one_utc_instant(agent, at, scheduled_at):
         "2026-01-02T08:30:00[Europe/Paris]",
         "tomorrow at 9",
         "",
-    ],
-)
+]
+
+
+@pytest.mark.spec("SCH-023", "SCH-026")
+@pytest.mark.parametrize("at", MALFORMED_STRINGS)
 def test_offset_free_or_malformed_strings_are_rejected(agent, at):
-    assert _create(agent, at) == _rule(SHAPE)
+    _rejected(agent, at, "invalid_rule", "SCH-023, SCH-026", "offset-free or malformed")
 
 
-@pytest.mark.spec("SCH-026", "SCH-027")
-@pytest.mark.parametrize(
-    "at",
-    [
+UNREAL_STRINGS = [
         "2026-02-30T09:00:00Z",
         "2027-02-29T09:00:00Z",
         "2026-04-31T09:00:00Z",
@@ -130,37 +144,43 @@ def test_offset_free_or_malformed_strings_are_rejected(agent, at):
         "2026-06-30T23:59:60Z",
         "0000-01-01T00:00:00Z",
         "2026-02-30T01:00:00+25:00",
-    ],
-)
+]
+
+
+@pytest.mark.spec("SCH-026", "SCH-027")
+@pytest.mark.parametrize("at", UNREAL_STRINGS)
 def test_normalised_calendar_values_are_rejected_not_rolled_over(agent, at):
-    assert _create(agent, at) == _rule(UNREAL)
+    _rejected(agent, at, "invalid_rule", "SCH-026, SCH-027", "not a real calendar value")
+
+
+BAD_OFFSETS = ["2026-01-02T08:30:00-00:00", "2026-01-02T08:30:00+24:00",
+               "2026-01-02T08:30:00+05:60"]
 
 
 @pytest.mark.spec("SCH-026")
-@pytest.mark.parametrize(
-    "at", ["2026-01-02T08:30:00-00:00", "2026-01-02T08:30:00+24:00", "2026-01-02T08:30:00+05:60"]
-)
+@pytest.mark.parametrize("at", BAD_OFFSETS)
 def test_invalid_numeric_offsets_are_rejected(agent, at):
-    assert _create(agent, at) == _rule(OFFSET)
+    _rejected(agent, at, "invalid_rule", "SCH-026", "invalid offset")
+
+
+PAST_STRINGS = ["2026-01-01T00:00:00Z", "2026-01-01T01:00:00+01:00", "2025-12-31T23:59:59.999Z",
+                "2000-01-01T00:00:00Z", "1500-01-01T00:00:00Z"]
 
 
 @pytest.mark.spec("SCH-026", "SCH-039")
-@pytest.mark.parametrize(
-    "at",
-    ["2026-01-01T00:00:00Z", "2026-01-01T01:00:00+01:00", "2025-12-31T23:59:59.999Z",
-     "2000-01-01T00:00:00Z", "1500-01-01T00:00:00Z"],
-)
+@pytest.mark.parametrize("at", PAST_STRINGS)
 def test_non_future_targets_are_rejected(agent, at):
-    assert _create(agent, at) == {"code": "not_future", "message": NOT_FUTURE}
+    _rejected(agent, at, "not_future", "SCH-026, SCH-039", "not in the future")
+
+
+OUT_OF_RANGE_STRINGS = ["0001-01-01T00:00:00+01:00", "9999-12-31T23:59:59.999-00:01",
+                        "9999-12-31T23:30:00-23:59"]
 
 
 @pytest.mark.spec("SCH-039")
-@pytest.mark.parametrize(
-    "at",
-    ["0001-01-01T00:00:00+01:00", "9999-12-31T23:59:59.999-00:01", "9999-12-31T23:30:00-23:59"],
-)
+@pytest.mark.parametrize("at", OUT_OF_RANGE_STRINGS)
 def test_offsets_that_leave_the_four_digit_years_are_out_of_range(agent, at):
-    assert _create(agent, at) == {"code": "time_out_of_range", "message": OUT_OF_RANGE}
+    _rejected(agent, at, "time_out_of_range", "SCH-015, SCH-039", "outside four-digit years")
 
 
 # -- the local object --------------------------------------------------------------------
@@ -185,13 +205,10 @@ def test_offsets_that_leave_the_four_digit_years_are_out_of_range(agent, at):
     ],
 )
 def test_local_object_resolves_in_its_explicit_zone(agent, at, scheduled_at):
-    assert _create(agent, at)["scheduledAt"] == scheduled_at
+    _created_at(agent, at, scheduled_at, "SCH-023, SCH-025, SCH-027")
 
 
-@pytest.mark.spec("SCH-026")
-@pytest.mark.parametrize(
-    ("at", "expected"),
-    [
+MALFORMED_LOCALS = [
         pytest.param({"date": "2026-01-02", "time": "09:00:00"}, _rule(LOCAL_KEYS),
                      id="missing-time-zone"),
         pytest.param({"date": "2026-01-02", "time_zone": "UTC"}, _rule(LOCAL_KEYS),
@@ -211,18 +228,21 @@ def test_local_object_resolves_in_its_explicit_zone(agent, at, scheduled_at):
         pytest.param(1767312000, _rule(AT_TYPE), id="number"),
         pytest.param(["2026-01-02", "09:00:00", "UTC"], _rule(AT_TYPE), id="array"),
         pytest.param(True, _rule(AT_TYPE), id="bool"),
-    ],
-)
+]
+
+
+@pytest.mark.spec("SCH-026")
+@pytest.mark.parametrize(("at", "expected"), MALFORMED_LOCALS)
 def test_malformed_local_objects_are_closed_schedule_errors(agent, at, expected):
     result = agent.call_tool("schedule_create", {"prompt": "x", "at": at})
-    assert result.is_error is False
-    assert result.value == expected
+    assert result.is_error is False, readme(
+        "SCH-026, SCH-039", f"a closed Schedule error for at={at!r}, not a host error",
+        result.error)
+    assert code_of(result.value) == expected["code"], readme(
+        "SCH-026, SCH-039", f"at={at!r} rejected with {expected['code']}", result.value)
 
 
-@pytest.mark.spec("SCH-023", "SCH-026")
-@pytest.mark.parametrize(
-    ("date", "time", "message"),
-    [
+BAD_LOCAL_FIELDS = [
         ("2026-1-02", "09:00:00", LOCAL_SHAPE),
         ("2026-01-02", "9:00:00", LOCAL_SHAPE),
         ("2026-01-02", "09:00", LOCAL_SHAPE),
@@ -237,47 +257,63 @@ def test_malformed_local_objects_are_closed_schedule_errors(agent, at, expected)
         ("2026-02-30", "12:00:00", UNREAL),
         ("2026-13-01", "12:00:00", UNREAL),
         ("2027-02-29", "12:00:00", UNREAL),
-    ],
-)
+]
+
+
+@pytest.mark.spec("SCH-023", "SCH-026")
+@pytest.mark.parametrize(("date", "time", "message"), BAD_LOCAL_FIELDS)
 def test_malformed_or_normalised_local_fields_are_rejected(agent, date, time, message):
-    assert _create(agent, _local(date, time, "Europe/Paris")) == _rule(message)
+    _rejected(agent, _local(date, time, "Europe/Paris"), "invalid_rule", "SCH-023, SCH-026",
+              "malformed or normalised local date/time")
+
+
+BAD_ZONES = ["utc", "GMT", "EST", "EST5EDT", "Z", "UTC ", " UTC", "", "+01:00",
+             "america/new_york", "AMERICA/NEW_YORK", "Europe/london", "Foo/Bar", "Mars/Olympus",
+             "Etc/GMT+14", "Europe//London", "/Europe", "Europe/London/",
+             "posix/America/New_York", "1Europe/London", "Local", "localtime"]
+# The official build matches zone names case-insensitively (a recorded deviation).
+CASE_VARIANTS = {"america/new_york", "AMERICA/NEW_YORK", "Europe/london"}
 
 
 @pytest.mark.spec("SCH-025", "SCH-026")
-@pytest.mark.parametrize(
-    "zone",
-    ["utc", "GMT", "EST", "EST5EDT", "Z", "UTC ", " UTC", "", "+01:00",
-     "america/new_york", "AMERICA/NEW_YORK", "Europe/london", "Foo/Bar", "Mars/Olympus",
-     "Etc/GMT+14", "Europe//London", "/Europe", "Europe/London/", "posix/America/New_York",
-     "1Europe/London", "Local", "localtime"],
-)
+@pytest.mark.parametrize("zone", BAD_ZONES)
 def test_zone_must_be_utc_or_an_exact_iana_area_location_key(agent, zone):
-    assert _create(agent, _local("2026-07-01", "12:00:00", zone)) == {
-        "code": "invalid_time_zone", "message": ZONE}
+    _rejected(agent, _local("2026-07-01", "12:00:00", zone), "invalid_time_zone",
+              "SCH-025, SCH-026", "not UTC or an IANA Area/Location zone")
 
 
 @pytest.mark.spec("SCH-026")
+def test_a_bad_date_and_a_bad_zone_are_rejected(agent):
+    value = _create(agent, _local("2026-02-30", "12:00:00", "Mars/Olympus"))
+    assert code_of(value) in {"invalid_rule", "invalid_time_zone"}, readme(
+        "SCH-026", "a local at with an impossible date and an unknown zone rejected", value)
+
+
+@pytest.mark.compat("SCH-AT-CHECK-ORDER")
+@pytest.mark.spec("SCH-026")
 def test_a_bad_date_is_reported_before_a_bad_zone(agent):
-    assert _create(agent, _local("2026-02-30", "12:00:00", "Mars/Olympus")) == _rule(UNREAL)
+    value = _create(agent, _local("2026-02-30", "12:00:00", "Mars/Olympus"))
+    assert value == _rule(UNREAL), pinned("SCH-AT-CHECK-ORDER", "the calendar error "
+                                          f"{_rule(UNREAL)} (date before zone)", value)
 
 
 @pytest.mark.spec("SCH-026", "SCH-039")
 def test_local_time_equal_to_now_is_not_future(agent):
     at = _local("2026-01-01", "09:00:00", "Asia/Tokyo")  # 2026-01-01T00:00:00.000Z
-    assert _create(agent, at) == {"code": "not_future", "message": NOT_FUTURE}
+    _rejected(agent, at, "not_future", "SCH-026, SCH-039", "equal to now")
+
+
+LOCAL_OUT_OF_RANGE = [_local("0001-01-01", "00:00:00", "Asia/Tokyo"),
+                      _local("9999-12-31", "23:59:59", "America/New_York")]
 
 
 @pytest.mark.spec("SCH-039")
-@pytest.mark.parametrize(
-    "at",
-    [_local("0001-01-01", "00:00:00", "Asia/Tokyo"),
-     _local("9999-12-31", "23:59:59", "America/New_York")],
-)
+@pytest.mark.parametrize("at", LOCAL_OUT_OF_RANGE)
 def test_local_times_outside_the_four_digit_years_are_out_of_range(dsh_host_factory, at):
     host = dsh_host_factory(start_ms=Y1400_MS)
     host.load_plugin("schedule")
     agent = host.create_agent()
-    assert _create(agent, at) == {"code": "time_out_of_range", "message": OUT_OF_RANGE}
+    _rejected(agent, at, "time_out_of_range", "SCH-015, SCH-039", "outside four-digit years")
 
 
 @pytest.mark.spec("SCH-027")
@@ -285,11 +321,9 @@ def test_calendar_is_proleptic_gregorian_for_early_local_dates(dsh_host_factory)
     host = dsh_host_factory(start_ms=Y1400_MS)
     host.load_plugin("schedule")
     agent = host.create_agent()
-    assert _create(agent, _local("1500-01-01", "00:00:00"))["scheduledAt"] == (
-        "1500-01-01T00:00:00.000Z")
-    assert _create(agent, _local("1582-10-10", "12:00:00"))["scheduledAt"] == (
-        "1582-10-10T12:00:00.000Z")
-    assert _create(agent, "1500-03-01T00:00:00Z")["scheduledAt"] == "1500-03-01T00:00:00.000Z"
+    _created_at(agent, _local("1500-01-01", "00:00:00"), "1500-01-01T00:00:00.000Z", "SCH-027")
+    _created_at(agent, _local("1582-10-10", "12:00:00"), "1582-10-10T12:00:00.000Z", "SCH-027")
+    _created_at(agent, "1500-03-01T00:00:00Z", "1500-03-01T00:00:00.000Z", "SCH-027")
 
 
 @pytest.mark.spec("SCH-026", "SCH-027")
@@ -297,8 +331,8 @@ def test_early_local_date_before_now_is_not_future(dsh_host_factory):
     host = dsh_host_factory(start_ms=Y1900_MS)
     host.load_plugin("schedule")
     agent = host.create_agent()
-    assert _create(agent, _local("1500-01-01", "00:00:00")) == {
-        "code": "not_future", "message": NOT_FUTURE}
+    _rejected(agent, _local("1500-01-01", "00:00:00"), "not_future", "SCH-026, SCH-027",
+              "before now (proleptic Gregorian)")
 
 
 @pytest.mark.spec("SCH-027")
@@ -306,8 +340,8 @@ def test_local_mean_time_offsets_with_seconds_are_honoured(dsh_host_factory):
     host = dsh_host_factory(start_ms=Y1700_MS)
     host.load_plugin("schedule")
     agent = host.create_agent()
-    value = _create(agent, _local("1800-01-01", "00:00:00", "America/New_York"))
-    assert value["scheduledAt"] == "1800-01-01T04:56:02.000Z"
+    _created_at(agent, _local("1800-01-01", "00:00:00", "America/New_York"),
+                "1800-01-01T04:56:02.000Z", "SCH-027")
 
 
 # -- daylight-saving gaps and overlaps -------------------------------------------------
@@ -376,7 +410,8 @@ def early_agent(dsh_host_factory):
 @pytest.mark.spec("SCH-026", "SCH-028")
 @pytest.mark.parametrize(("zone", "date", "time"), GAPS)
 def test_local_time_inside_a_dst_gap_is_rejected(early_agent, zone, date, time):
-    assert _create(early_agent, _local(date, time, zone)) == _rule(GAP)
+    _rejected(early_agent, _local(date, time, zone), "invalid_rule", "SCH-026, SCH-028",
+              "inside a daylight-saving gap")
 
 
 @pytest.mark.spec("SCH-027", "SCH-029")
@@ -384,12 +419,13 @@ def test_local_time_inside_a_dst_gap_is_rejected(early_agent, zone, date, time):
 def test_local_time_resolves_to_the_first_matching_instant(
     early_agent, zone, date, time, scheduled_at
 ):
-    assert _create(early_agent, _local(date, time, zone))["scheduledAt"] == scheduled_at
+    _created_at(early_agent, _local(date, time, zone), scheduled_at, "SCH-027, SCH-029")
 
 
 @pytest.mark.spec("SCH-028")
 def test_a_past_local_time_inside_a_gap_is_still_a_gap(agent):
-    assert _create(agent, _local("2025-03-09", "02:30:00", "America/New_York")) == _rule(GAP)
+    _rejected(agent, _local("2025-03-09", "02:30:00", "America/New_York"), "invalid_rule",
+              "SCH-028", "a gap, even though it is also in the past")
 
 
 @pytest.mark.spec("SCH-016", "SCH-030")
@@ -402,10 +438,13 @@ def test_at_record_retains_only_the_canonical_utc_instant(agent):
          "scheduledAt": "2026-11-01T05:30:00.000Z"},
         {"id": "schedule-2", "kind": "at", "prompt": "Reminder",
          "scheduledAt": "2026-11-01T05:30:00.250Z"},
-    ]
+    ], readme("SCH-016, SCH-030", "at records holding only id, kind, prompt and the canonical "
+              "UTC scheduledAt", records)
     text = str(agent.events())
     for leftover in ("America/New_York", "-04:00", "01:30:00", "time_zone", "timeZone"):
-        assert leftover not in text
+        assert leftover not in text, readme(
+            "SCH-016, SCH-030", f"no copy of the submitted zone, offset or local fields "
+            f"({leftover!r}) in the log", text)
 
 
 # -- shape checks come before the queue (they need neither a flush nor "now") ---------
@@ -431,9 +470,12 @@ def test_invalid_at_is_reported_without_any_flush_even_when_persistence_is_broke
 ):
     host.faults.fail_flushes("falsy", count=None)
     seen = len(flushes_of(host, agent.session_id))
-    assert _create(agent, at) == expected
-    assert len(flushes_of(host, agent.session_id)) == seen
-    assert changes(agent.events()) == []
+    _rejected(agent, at, expected["code"], "SCH-026, SCH-034",
+              "a shape failure, answered before the queue even with broken persistence")
+    flushes = len(flushes_of(host, agent.session_id)) - seen
+    assert flushes == 0, readme("SCH-034", "no flush for an at shape failure", flushes)
+    assert changes(agent.events()) == [], readme("SCH-034", "no change",
+                                                 changes(agent.events()))
 
 
 # -- properties ---------------------------------------------------------------------------
@@ -447,22 +489,70 @@ REUSE_AGENT = settings(
 @REUSE_AGENT
 @given(case=offset_at_strings(after_ms=START_MS, until_ms=START_MS + 20 * 365 * DAY_MS))
 def test_any_offset_string_is_stored_as_its_utc_instant(agent, case):
-    assert _create(agent, case.at)["scheduledAt"] == case.scheduled_at
+    _created_at(agent, case.at, case.scheduled_at, "SCH-023, SCH-024, SCH-027")
 
 
 @pytest.mark.spec("SCH-026")
 @REUSE_AGENT
 @given(case=malformed_at_strings())
 def test_any_malformed_offset_string_is_rejected_with_its_rule(agent, case):
-    assert _create(agent, case.at) == case.expected_error
+    _rejected(agent, case.at, case.expected_error["code"], "SCH-026", "malformed")
+
+
+@pytest.mark.compat("SCH-AT-MESSAGES")
+@pytest.mark.spec("SCH-026")
+@REUSE_AGENT
+@given(case=malformed_at_strings())
+def test_any_malformed_offset_string_gets_the_official_message(agent, case):
+    value = _create(agent, case.at)
+    assert value == case.expected_error, pinned("SCH-AT-MESSAGES",
+                                                f"exactly {case.expected_error}", value)
 
 
 @pytest.mark.spec("SCH-028", "SCH-029")
 @REUSE_AGENT
 @given(case=local_at_near_transitions())
 def test_any_local_time_near_a_transition_resolves_or_is_a_gap(early_agent, case):
-    value = _create(early_agent, case.at)
     if case.scheduled_at is None:
-        assert value == case.expected_error
+        _rejected(early_agent, case.at, case.expected_error["code"], "SCH-028",
+                  "inside a daylight-saving gap")
     else:
-        assert value["scheduledAt"] == case.scheduled_at
+        _created_at(early_agent, case.at, case.scheduled_at, "SCH-028, SCH-029")
+
+
+def _official_cases():
+    cases = [(START_MS, at, _rule(SHAPE), f"shape-{n}") for n, at in enumerate(MALFORMED_STRINGS)]
+    cases += [(START_MS, at, _rule(UNREAL), f"unreal-{n}") for n, at in enumerate(UNREAL_STRINGS)]
+    cases += [(START_MS, at, _rule(OFFSET), f"offset-{n}") for n, at in enumerate(BAD_OFFSETS)]
+    not_future = {"code": "not_future", "message": NOT_FUTURE}
+    cases += [(START_MS, at, not_future, f"past-{n}") for n, at in enumerate(PAST_STRINGS)]
+    cases.append((START_MS, _local("2026-01-01", "09:00:00", "Asia/Tokyo"), not_future,
+                  "local-now"))
+    cases.append((Y1900_MS, _local("1500-01-01", "00:00:00"), not_future, "local-early"))
+    range_error = {"code": "time_out_of_range", "message": OUT_OF_RANGE}
+    cases += [(START_MS, at, range_error, f"range-{n}")
+              for n, at in enumerate(OUT_OF_RANGE_STRINGS)]
+    cases += [(Y1400_MS, at, range_error, f"local-range-{n}")
+              for n, at in enumerate(LOCAL_OUT_OF_RANGE)]
+    cases += [(START_MS, param.values[0], param.values[1], f"local-{param.id}")
+              for param in MALFORMED_LOCALS]
+    cases += [(START_MS, _local(date, time, "Europe/Paris"), _rule(message), f"fields-{n}")
+              for n, (date, time, message) in enumerate(BAD_LOCAL_FIELDS)]
+    zone_error = {"code": "invalid_time_zone", "message": ZONE}
+    cases += [(START_MS, _local("2026-07-01", "12:00:00", zone), zone_error, f"zone-{n}")
+              for n, zone in enumerate(BAD_ZONES) if zone not in CASE_VARIANTS]
+    cases += [(Y1900_MS, _local(date, time, zone), _rule(GAP), f"gap-{n}")
+              for n, (zone, date, time) in enumerate(GAPS)]
+    return [pytest.param(start, at, expected, id=name) for start, at, expected, name in cases]
+
+
+@pytest.mark.compat("SCH-AT-MESSAGES")
+@pytest.mark.spec("SCH-026", "SCH-039")
+@pytest.mark.parametrize(("start_ms", "at", "expected"), _official_cases())
+def test_at_errors_are_the_official_values(dsh_host_factory, start_ms, at, expected):
+    host = dsh_host_factory(start_ms=start_ms)
+    host.load_plugin("schedule")
+    result = host.create_agent().call_tool("schedule_create", {"prompt": "Reminder", "at": at})
+    observed = result.error if result.is_error else result.value
+    assert observed == expected, pinned("SCH-AT-MESSAGES", f"exactly {expected} for at={at!r}",
+                                        observed)

@@ -7,6 +7,7 @@ import time
 
 import pytest
 
+from dsh_conformance.expect import code_of, readme
 from dsh_conformance.schedule.session_logs import (
     after_create,
     changes,
@@ -27,8 +28,16 @@ AFTER_60 = {"prompt": "Stretch", "after_seconds": 60}
 @pytest.mark.spec("SCH-001", "SCH-006", "SCH-059")
 def test_root_created_after_load_gets_exactly_the_three_tools(host):
     agent = host.create_agent()
-    assert set(agent.tool_names()) == TOOLS
-    assert len(agent.tool_names()) == 3
+    assert set(agent.tool_names()) == TOOLS, readme(
+        "SCH-001, SCH-006, SCH-059",
+        "root created after load gets exactly the three tools: set(agent.tool_names()) == TOOLS",
+        set(agent.tool_names()),
+    )
+    assert len(agent.tool_names()) == 3, readme(
+        "SCH-001, SCH-006, SCH-059",
+        "root created after load gets exactly the three tools: len(agent.tool_names()) == 3",
+        len(agent.tool_names()),
+    )
 
 
 @pytest.mark.spec("SCH-007", "SCH-090")
@@ -36,16 +45,38 @@ def test_agent_that_existed_before_load_gets_no_tools_and_no_flush(dsh_host):
     before = dsh_host.create_agent()
     dsh_host.load_plugin("schedule")
     dsh_host.run_until_idle()
-    assert not TOOLS & set(before.tool_names())
-    assert flushes_of(dsh_host, before.session_id) == []
+    assert not TOOLS & set(before.tool_names()), readme(
+        "SCH-007, SCH-090",
+        "agent that existed before load gets no tools and no flush: not TOOLS & "
+        "set(before.tool_names())",
+        TOOLS & set(before.tool_names()),
+    )
+    assert flushes_of(dsh_host, before.session_id) == [], readme(
+        "SCH-007, SCH-090",
+        "agent that existed before load gets no tools and no flush: flushes_of(dsh_host, "
+        "before.session_id) == []",
+        flushes_of(dsh_host, before.session_id),
+    )
 
 
 @pytest.mark.spec("SCH-006", "SCH-007")
 def test_runtime_child_gets_no_tools_and_no_flush(host, agent):
     child = host.create_agent(parent=agent)
-    assert not child.is_root
-    assert not TOOLS & set(child.tool_names())
-    assert flushes_of(host, child.session_id) == []
+    assert not child.is_root, readme(
+        "SCH-006, SCH-007",
+        "runtime child gets no tools and no flush: not child.is_root",
+        child.is_root,
+    )
+    assert not TOOLS & set(child.tool_names()), readme(
+        "SCH-006, SCH-007",
+        "runtime child gets no tools and no flush: not TOOLS & set(child.tool_names())",
+        TOOLS & set(child.tool_names()),
+    )
+    assert flushes_of(host, child.session_id) == [], readme(
+        "SCH-006, SCH-007",
+        "runtime child gets no tools and no flush: flushes_of(host, child.session_id) == []",
+        flushes_of(host, child.session_id),
+    )
 
 
 @pytest.mark.spec("SCH-007", "SCH-090")
@@ -54,8 +85,18 @@ def test_pre_existing_agent_is_not_adopted_even_when_its_log_has_due_reminders(d
     before = dsh_host.create_agent(seed=seed)
     dsh_host.load_plugin("schedule")
     dsh_host.advance(3600)
-    assert reminder_texts(before.events()) == []
-    assert changes(before.events()) == changes(seed)
+    assert reminder_texts(before.events()) == [], readme(
+        "SCH-007, SCH-090",
+        "pre existing agent is not adopted even when its log has due reminders: "
+        "reminder_texts(before.events()) == []",
+        reminder_texts(before.events()),
+    )
+    assert changes(before.events()) == changes(seed), readme(
+        "SCH-007, SCH-090",
+        "pre existing agent is not adopted even when its log has due reminders: "
+        "changes(before.events()) == changes(seed)",
+        changes(before.events()),
+    )
 
 
 @pytest.mark.spec("SCH-004")
@@ -63,9 +104,19 @@ def test_schedule_loads_in_a_full_composition_and_flushes_through_the_session_se
     host, agent
 ):
     value = agent.call_tool("schedule_list", {}).value
-    assert value == []
+    assert value == [], readme(
+        "SCH-004",
+        "schedule loads in a full composition and flushes through the session service: value == "
+        "[]",
+        value,
+    )
     outcomes = {record.outcome for record in flushes_of(host, agent.session_id)}
-    assert outcomes == {"durable"}
+    assert outcomes == {"durable"}, readme(
+        "SCH-004",
+        "schedule loads in a full composition and flushes through the session service: outcomes "
+        "== {'durable'}",
+        outcomes,
+    )
 
 
 @pytest.mark.spec("SCH-005")
@@ -81,16 +132,28 @@ def test_the_plugin_loads_when_persistence_is_composed(dsh_host_factory):
     host.load_plugin("schedule")
     assert host.create_agent().tool_names() == [
         "schedule_create", "schedule_list", "schedule_delete"
-    ]
+    ], readme(
+        "SCH-005",
+        "the plugin loads when persistence is composed: host.create_agent().tool_names() == "
+        "['schedule_create', 'schedule_list', 'schedule_delete']",
+    )
 
 
 @pytest.mark.spec("SCH-008")
 def test_schedule_works_without_time_context(dsh_host):
     dsh_host.load_plugin("schedule")
     agent = dsh_host.create_agent()
-    assert agent.call_tool("schedule_create", AFTER_60).value["id"] == "schedule-1"
+    assert agent.call_tool("schedule_create", AFTER_60).value["id"] == "schedule-1", readme(
+        "SCH-008",
+        "schedule works without time context: agent.call_tool('schedule_create', "
+        "AFTER_60).value['id'] == 'schedule-1'",
+    )
     dsh_host.advance(60)
-    assert len(reminder_texts(agent.events())) == 1
+    assert len(reminder_texts(agent.events())) == 1, readme(
+        "SCH-008",
+        "schedule works without time context: len(reminder_texts(agent.events())) == 1",
+        len(reminder_texts(agent.events())),
+    )
 
 
 @pytest.mark.dsh_requires("time-context")
@@ -103,15 +166,21 @@ def test_time_context_may_be_mounted_but_at_still_needs_an_explicit_zone(dsh_hos
     offset_free = agent.call_tool(
         "schedule_create", {"prompt": "x", "at": "2026-01-02T09:00:00"}
     ).value
-    assert offset_free["code"] == "invalid_rule"
+    assert offset_free["code"] == "invalid_rule", readme(
+        "SCH-009, SCH-010, SCH-086",
+        "time context may be mounted but at still needs an explicit zone: offset_free['code'] == "
+        "'invalid_rule'",
+        offset_free['code'],
+    )
     zoneless = agent.call_tool(
         "schedule_create", {"prompt": "x", "at": {"date": "2026-01-02", "time": "09:00:00"}}
     )
-    assert zoneless.is_error is False
-    assert zoneless.value == {
-        "code": "invalid_rule",
-        "message": "Local at must contain exactly date, time, and time_zone.",
-    }
+    assert zoneless.is_error is False, readme(
+        "SCH-010, SCH-026", "a closed Schedule error for a local at without time_zone, not a "
+        "host error", zoneless.error)
+    assert code_of(zoneless.value) == "invalid_rule", readme(
+        "SCH-010, SCH-026", "invalid_rule for a local at without time_zone, even with "
+        "time-context mounted", zoneless.value)
 
 
 @pytest.mark.dsh_requires("time-context")
@@ -125,10 +194,20 @@ def test_time_context_zone_does_not_change_the_interpretation_of_at(dsh_host, zo
     local = {"date": "2026-01-02", "time": "09:00:00", "time_zone": "Europe/Berlin"}
     assert agent.call_tool("schedule_create", {"prompt": "x", "at": local}).value[
         "scheduledAt"
-    ] == "2026-01-02T08:00:00.000Z"
+    ] == "2026-01-02T08:00:00.000Z", readme(
+        "SCH-010, SCH-030",
+        "time context zone does not change the interpretation of at: "
+        "agent.call_tool('schedule_create', {'prompt': 'x', 'at': local}).value['scheduledAt'] == "
+        "'2026-01-02T08:00:00.000Z'",
+    )
     assert agent.call_tool(
         "schedule_create", {"prompt": "y", "at": "2026-01-02T09:00:00+09:00"}
-    ).value["scheduledAt"] == "2026-01-02T00:00:00.000Z"
+    ).value["scheduledAt"] == "2026-01-02T00:00:00.000Z", readme(
+        "SCH-010, SCH-030",
+        "time context zone does not change the interpretation of at: "
+        "agent.call_tool('schedule_create', {'prompt': 'y', 'at': "
+        "'2026-01-02T09:00:00+09:00'}).value['scheduledAt'] == '2026-...",
+    )
 
 
 @pytest.mark.dsh_requires("process-zone")
@@ -144,13 +223,23 @@ def test_process_time_zone_does_not_change_the_interpretation_of_at(
         agent = dsh_host.create_agent()
         local = {"date": "2026-03-08", "time": "02:30:00", "time_zone": "UTC"}
         value = agent.call_tool("schedule_create", {"prompt": "x", "at": local}).value
-        assert value["scheduledAt"] == "2026-03-08T02:30:00.000Z"
+        assert value["scheduledAt"] == "2026-03-08T02:30:00.000Z", readme(
+            "SCH-030",
+            "process time zone does not change the interpretation of at: value['scheduledAt'] == "
+            "'2026-03-08T02:30:00.000Z'",
+            value['scheduledAt'],
+        )
         value = agent.call_tool(
             "schedule_create",
             {"prompt": "y", "at": {"date": "2026-07-01", "time": "12:00:00",
                                    "time_zone": "Asia/Tokyo"}},
         ).value
-        assert value["scheduledAt"] == "2026-07-01T03:00:00.000Z"
+        assert value["scheduledAt"] == "2026-07-01T03:00:00.000Z", readme(
+            "SCH-030",
+            "process time zone does not change the interpretation of at: value['scheduledAt'] == "
+            "'2026-07-01T03:00:00.000Z'",
+            value['scheduledAt'],
+        )
     finally:
         monkeypatch.undo()
         time.tzset()
@@ -172,7 +261,11 @@ def test_every_fold_reading_operation_waits_for_a_flush_first(host, agent, tool,
     host.faults.fail_flushes("hang", count=1)
     with pytest.raises(HostStuckError):
         agent.call_tool(tool, arguments)
-    assert changes(agent.events()) == []
+    assert changes(agent.events()) == [], readme(
+        "SCH-011",
+        "every fold reading operation waits for a flush first: changes(agent.events()) == []",
+        changes(agent.events()),
+    )
 
 
 @pytest.mark.spec("SCH-011")
@@ -181,8 +274,17 @@ def test_preflight_flush_covers_the_whole_live_log(host, agent):
     length = len(agent.events())
     agent.call_tool("schedule_list", {})
     records = flushes_of(host, agent.session_id)
-    assert records[-1].durable_length >= length
-    assert host.durable_events(agent.session_id)[:length] == agent.events()[:length]
+    assert records[-1].durable_length >= length, readme(
+        "SCH-011",
+        "preflight flush covers the whole live log: records[-1].durable_length >= length",
+        records[-1].durable_length,
+    )
+    assert host.durable_events(agent.session_id)[:length] == agent.events()[:length], readme(
+        "SCH-011",
+        "preflight flush covers the whole live log: "
+        "host.durable_events(agent.session_id)[:length] == agent.events()[:length]",
+        host.durable_events(agent.session_id)[:length],
+    )
 
 
 @pytest.mark.spec("SCH-012")
@@ -200,20 +302,25 @@ def test_failed_preflight_returns_persistence_uncertain(
 ):
     host.faults.fail_flushes(outcome, count=1)
     result = agent.call_tool(tool, arguments)
-    assert result.is_error is False
-    assert result.value == expected
-    assert list(result.value) == list(expected)
-    assert changes(agent.events()) == []
+    assert result.is_error is False, readme("SCH-012", "a closed value, not a host error",
+                                            result.error)
+    assert code_of(result.value) == "persistence_uncertain", readme(
+        "SCH-012", f"persistence_uncertain from {tool} when the preflight flush is {outcome}",
+        result.value)
+    assert changes(agent.events()) == [], readme("SCH-012", "no change",
+                                                 changes(agent.events()))
 
 
 @pytest.mark.spec("SCH-012")
 def test_unconfirmed_live_suffix_is_never_listed(host, agent):
     agent.call_tool("schedule_create", AFTER_60)
     host.faults.fail_flushes("falsy", count=None)
-    assert agent.call_tool("schedule_list", {}).value == uncertain("list")
-    assert agent.call_tool("schedule_delete", {"id": "schedule-404"}).value == uncertain(
-        "delete", "schedule-404"
-    )
+    listed = agent.call_tool("schedule_list", {}).value
+    assert code_of(listed) == "persistence_uncertain", readme(
+        "SCH-012", "persistence_uncertain, never a list of the unconfirmed suffix", listed)
+    deleted = agent.call_tool("schedule_delete", {"id": "schedule-404"}).value
+    assert code_of(deleted) == "persistence_uncertain", readme(
+        "SCH-012", "persistence_uncertain, never not-found, from an unconfirmed suffix", deleted)
 
 
 @pytest.mark.spec("SCH-013", "SCH-034")
@@ -224,16 +331,35 @@ def test_create_confirms_only_after_a_barrier_flush_that_includes_the_create(hos
     with pytest.raises(HostStuckError):
         agent.call_tool("schedule_create", AFTER_60)
     preflight, barrier = flushes_of(host, agent.session_id)[seen : seen + 2]
-    assert (preflight.outcome, preflight.durable_length) == ("durable", before)
-    assert (barrier.outcome, barrier.durable_length) == ("hang", before + 1)
-    assert changes(agent.events())[-1]["operation"] == "create"
+    assert (preflight.outcome, preflight.durable_length) == ("durable", before), readme(
+        "SCH-013, SCH-034",
+        "create confirms only after a barrier flush that includes the create: (preflight.outcome, "
+        "preflight.durable_length) == ('durable', before)",
+        (preflight.outcome, preflight.durable_length),
+    )
+    assert (barrier.outcome, barrier.durable_length) == ("hang", before + 1), readme(
+        "SCH-013, SCH-034",
+        "create confirms only after a barrier flush that includes the create: (barrier.outcome, "
+        "barrier.durable_length) == ('hang', before + 1)",
+        (barrier.outcome, barrier.durable_length),
+    )
+    assert changes(agent.events())[-1]["operation"] == "create", readme(
+        "SCH-013, SCH-034",
+        "create confirms only after a barrier flush that includes the create: "
+        "changes(agent.events())[-1]['operation'] == 'create'",
+        changes(agent.events())[-1]['operation'],
+    )
 
 
 @pytest.mark.spec("SCH-013", "SCH-034")
 def test_create_needs_no_flush_beyond_preflight_and_barrier(host, agent):
     host.faults.fail_flushes("hang", first=3, count=None)
     value = agent.call_tool("schedule_create", AFTER_60).value
-    assert value["id"] == "schedule-1"
+    assert value["id"] == "schedule-1", readme(
+        "SCH-013, SCH-034",
+        "create needs no flush beyond preflight and barrier: value['id'] == 'schedule-1'",
+        value['id'],
+    )
 
 
 @pytest.mark.spec("SCH-013")
@@ -245,9 +371,26 @@ def test_delete_confirms_only_after_a_barrier_flush_that_includes_the_delete(hos
     with pytest.raises(HostStuckError):
         agent.call_tool("schedule_delete", {"id": "schedule-1"})
     preflight, barrier = flushes_of(host, agent.session_id)[seen : seen + 2]
-    assert (preflight.outcome, preflight.durable_length) == ("durable", before)
-    assert (barrier.outcome, barrier.durable_length) == ("hang", before + 1)
-    assert changes(agent.events())[-1] == {"version": 1, "operation": "delete", "id": "schedule-1"}
+    assert (preflight.outcome, preflight.durable_length) == ("durable", before), readme(
+        "SCH-013",
+        "delete confirms only after a barrier flush that includes the delete: (preflight.outcome, "
+        "preflight.durable_length) == ('durable', before)",
+        (preflight.outcome, preflight.durable_length),
+    )
+    assert (barrier.outcome, barrier.durable_length) == ("hang", before + 1), readme(
+        "SCH-013",
+        "delete confirms only after a barrier flush that includes the delete: (barrier.outcome, "
+        "barrier.durable_length) == ('hang', before + 1)",
+        (barrier.outcome, barrier.durable_length),
+    )
+    assert (
+        changes(agent.events())[-1] == {"version": 1, "operation": "delete", "id": "schedule-1"}
+    ), readme(
+        "SCH-013",
+        "delete confirms only after a barrier flush that includes the delete: "
+        "changes(agent.events())[-1] == {'version': 1, 'operation': 'delete', 'id': 'schedule-1'}",
+        changes(agent.events())[-1],
+    )
 
 
 @pytest.mark.spec("SCH-013", "SCH-036")
@@ -266,7 +409,11 @@ def test_reads_and_not_found_deletes_need_only_the_preflight(
     host, agent, tool, arguments, expected
 ):
     host.faults.fail_flushes("hang", first=2, count=None)
-    assert agent.call_tool(tool, arguments).value == expected
+    assert agent.call_tool(tool, arguments).value == expected, readme(
+        "SCH-013, SCH-036",
+        "reads and not found deletes need only the preflight: agent.call_tool(tool, "
+        "arguments).value == expected",
+    )
 
 
 @pytest.mark.spec("SCH-013", "SCH-039")
@@ -276,12 +423,15 @@ def test_create_barrier_failure_reports_the_allocated_id_and_keeps_the_create(
 ):
     host.faults.fail_flushes(outcome, first=2, count=1)
     value = agent.call_tool("schedule_create", AFTER_60).value
-    assert value == uncertain("create", "schedule-1")
-    assert list(value) == ["code", "message", "operation", "id"]
+    assert code_of(value) == "persistence_uncertain", readme(
+        "SCH-013", f"persistence_uncertain when the create's barrier flush is {outcome}", value)
     created = changes(agent.events())
-    assert [change["operation"] for change in created] == ["create"]
-    assert created[0]["schedule"]["id"] == "schedule-1"
-    assert agent.call_tool("schedule_create", AFTER_60).value["id"] == "schedule-2"
+    assert [change["operation"] for change in created] == ["create"], readme(
+        "SCH-013", "the create kept in the log", created)
+    kept = created[0]["schedule"]["id"]
+    following = agent.call_tool("schedule_create", AFTER_60).value
+    assert following.get("id") not in (None, kept), readme(
+        "SCH-034", f"the next create to get a fresh id, not the kept {kept!r}", following)
 
 
 @pytest.mark.spec("SCH-013")
@@ -289,6 +439,18 @@ def test_delete_barrier_failure_reports_the_requested_id_and_keeps_the_delete(ho
     agent.call_tool("schedule_create", AFTER_60)
     host.faults.fail_flushes("rejected", first=2, count=1)
     value = agent.call_tool("schedule_delete", {"id": "schedule-1"}).value
-    assert value == uncertain("delete", "schedule-1")
-    assert changes(agent.events())[-1] == {"version": 1, "operation": "delete", "id": "schedule-1"}
-    assert agent.call_tool("schedule_list", {}).value == []
+    assert code_of(value) == "persistence_uncertain", readme(
+        "SCH-013", "persistence_uncertain when the delete's barrier flush fails", value)
+    assert (
+        changes(agent.events())[-1] == {"version": 1, "operation": "delete", "id": "schedule-1"}
+    ), readme(
+        "SCH-013",
+        "delete barrier failure reports the requested id and keeps the delete: "
+        "changes(agent.events())[-1] == {'version': 1, 'operation': 'delete', 'id': 'schedule-1'}",
+        changes(agent.events())[-1],
+    )
+    assert agent.call_tool("schedule_list", {}).value == [], readme(
+        "SCH-013",
+        "delete barrier failure reports the requested id and keeps the delete: "
+        "agent.call_tool('schedule_list', {}).value == []",
+    )

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 
+from dsh_conformance.expect import readme
 from dsh_conformance.schedule.session_logs import (
     after_create,
     at_create,
@@ -57,7 +58,11 @@ def test_a_bad_schedule_append_is_rejected_and_leaves_the_log_unchanged(guarded,
     before = agent.events()
     with pytest.raises(AppendRejectedError):
         agent.append_event("schedule/change", candidate)
-    assert agent.events() == before
+    assert agent.events() == before, readme(
+        "SCH-022, SCH-019",
+        "a bad schedule append is rejected and leaves the log unchanged: agent.events() == before",
+        agent.events(),
+    )
 
 
 @pytest.mark.spec("SCH-022")
@@ -70,14 +75,22 @@ def test_a_bad_schedule_append_is_rejected_and_leaves_the_log_unchanged(guarded,
 def test_a_valid_schedule_append_is_accepted(guarded, candidate):
     agent = guarded.create_agent(seed=seed_log(A1, E2))
     agent.append_event("schedule/change", candidate)
-    assert changes(agent.events())[-1] == candidate
+    assert changes(agent.events())[-1] == candidate, readme(
+        "SCH-022",
+        "a valid schedule append is accepted: changes(agent.events())[-1] == candidate",
+        changes(agent.events())[-1],
+    )
 
 
 @pytest.mark.spec("SCH-022")
 def test_other_event_types_are_not_checked(guarded):
     agent = guarded.create_agent(seed=seed_log(A1))
     agent.append_event("custom/thing", {"version": 99, "operation": "delete", "id": "x"})
-    assert agent.events()[-1]["type"] == "custom/thing"
+    assert agent.events()[-1]["type"] == "custom/thing", readme(
+        "SCH-022",
+        "other event types are not checked: agent.events()[-1]['type'] == 'custom/thing'",
+        agent.events()[-1]['type'],
+    )
 
 
 @pytest.mark.spec("SCH-022")
@@ -104,7 +117,11 @@ def test_the_companion_honours_the_fork_boundary(guarded):
     child.append_event("schedule/change", at_create("schedule-1", "mine", FAR))
     with pytest.raises(AppendRejectedError):
         child.append_event("schedule/change", delete_change("schedule-2"))
-    assert child.call_tool("schedule_list", {}).value[0]["prompt"] == "mine"
+    assert child.call_tool("schedule_list", {}).value[0]["prompt"] == "mine", readme(
+        "SCH-022, SCH-021",
+        "the companion honours the fork boundary: child.call_tool('schedule_list', "
+        "{}).value[0]['prompt'] == 'mine'",
+    )
 
 
 @pytest.mark.spec("SCH-022")
@@ -113,11 +130,28 @@ def test_the_tools_and_the_owner_work_under_the_companion(guarded):
     agent.call_tool("schedule_create", {"prompt": "A", "after_seconds": 60})
     agent.call_tool("schedule_create", {"prompt": "B", "every_seconds": 300})
     agent.call_tool("schedule_create", {"prompt": "C", "after_seconds": 600})
-    assert agent.call_tool("schedule_delete", {"id": "schedule-3"}).value["deleted"] is True
+    assert (
+        agent.call_tool("schedule_delete", {"id": "schedule-3"}).value["deleted"] is True
+    ), readme(
+        "SCH-022",
+        "the tools and the owner work under the companion: agent.call_tool('schedule_delete', "
+        "{'id': 'schedule-3'}).value['deleted'] is True",
+    )
     guarded.advance(300)
-    assert len(reminder_messages(agent.events())) == 2
+    assert len(reminder_messages(agent.events())) == 2, readme(
+        "SCH-022",
+        "the tools and the owner work under the companion: len(reminder_messages(agent.events())) "
+        "== 2",
+        len(reminder_messages(agent.events())),
+    )
     assert [c["operation"] for c in changes(agent.events())] == [
-        "create", "create", "create", "delete", "dispatch", "dispatch"]
+        "create", "create", "create", "delete", "dispatch", "dispatch"], readme(
+        "SCH-022",
+        "the tools and the owner work under the companion: [c['operation'] for c in "
+        "changes(agent.events())] == ['create', 'create', 'create', 'delete', 'dispatch', "
+        "'dispatch']",
+        [c['operation'] for c in changes(agent.events())],
+    )
 
 
 @pytest.mark.spec("SCH-022", "SCH-019")
@@ -129,4 +163,8 @@ def test_any_change_that_breaks_replay_is_refused_by_the_companion(guarded, log)
     before = agent.events()
     with pytest.raises(AppendRejectedError):
         agent.append_event("schedule/change", candidate)
-    assert agent.events() == before
+    assert agent.events() == before, readme(
+        "SCH-022, SCH-019",
+        "any change that breaks replay is refused by the companion: agent.events() == before",
+        agent.events(),
+    )

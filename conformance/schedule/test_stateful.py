@@ -30,6 +30,7 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
+from dsh_conformance.expect import readme
 from dsh_conformance.schedule.session_logs import (
     START_MS,
     batch_framing,
@@ -111,7 +112,11 @@ class ScheduleMachine(RuleBasedStateMachine):
     def _batch(self, batch: list[ModelRecord], now: int) -> None:
         reminders = []
         for record in batch:
-            assert record.interval_ms is not None
+            assert record.interval_ms is not None, readme(
+                "SCH-003, SCH-035, SCH-042..SCH-045, SCH-050 (the model)",
+                "ScheduleMachine  batch: record.interval_ms is not None",
+                record.interval_ms,
+            )
             steps = (now - record.target_ms) // record.interval_ms
             occurrence = record.target_ms + steps * record.interval_ms
             reminders.append({"schedule_id": record.id, "occurrence_at": iso_instant(occurrence),
@@ -121,8 +126,17 @@ class ScheduleMachine(RuleBasedStateMachine):
 
     def _expect_created(self, value: dict[str, Any], record: ModelRecord) -> None:
         assert value["id"] == record.id, value
-        assert value["prompt"] == record.prompt
-        assert value["scheduledAt"] == iso_instant(record.target_ms)
+        assert value["prompt"] == record.prompt, readme(
+            "SCH-003, SCH-035, SCH-042..SCH-045, SCH-050 (the model)",
+            "ScheduleMachine  expect created: value['prompt'] == record.prompt",
+            value['prompt'],
+        )
+        assert value["scheduledAt"] == iso_instant(record.target_ms), readme(
+            "SCH-003, SCH-035, SCH-042..SCH-045, SCH-050 (the model)",
+            "ScheduleMachine  expect created: value['scheduledAt'] == "
+            "iso_instant(record.target_ms)",
+            value['scheduledAt'],
+        )
         self.active[record.id] = record
 
     def _next_id(self) -> str:
@@ -163,11 +177,22 @@ class ScheduleMachine(RuleBasedStateMachine):
         schedule_id = data.draw(st.sampled_from(candidates))
         value = self.agent.call_tool("schedule_delete", {"id": schedule_id}).value
         if schedule_id in self.active:
-            assert value == {"id": schedule_id, "deleted": True}
+            assert value == {"id": schedule_id, "deleted": True}, readme(
+                "SCH-003, SCH-035, SCH-042..SCH-045, SCH-050 (the model)",
+                "ScheduleMachine delete: value == {'id': schedule_id, 'deleted': True}",
+                value,
+            )
             del self.active[schedule_id]
             self.finished.append(schedule_id)
         else:
-            assert value == {"id": schedule_id, "deleted": False, "code": "schedule_not_found"}
+            assert (
+                value == {"id": schedule_id, "deleted": False, "code": "schedule_not_found"}
+            ), readme(
+                "SCH-003, SCH-035, SCH-042..SCH-045, SCH-050 (the model)",
+                "ScheduleMachine delete: value == {'id': schedule_id, 'deleted': False, 'code': "
+                "'schedule_not_found'}",
+                value,
+            )
 
     @rule(first=prompts(max_size=8), second=prompts(max_size=8),
           seconds=st.integers(1, 2 * HOUR_S))
@@ -255,12 +280,21 @@ class ScheduleMachine(RuleBasedStateMachine):
             view["state"] = "scheduled" if self.now < record.target_ms else "overdue"
             view["deliveryMode"] = "session-local"
             expected.append(view)
-        assert value == expected
+        assert value == expected, readme(
+            "SCH-003, SCH-035, SCH-042..SCH-045, SCH-050 (the model)",
+            "ScheduleMachine list equals the model: value == expected",
+            value,
+        )
 
     @invariant()
     def dispatches_appear_as_framed_follow_ups(self) -> None:
         events = self.agent.events()[self.base:]
-        assert reminder_texts(events) == self.expected_texts
+        assert reminder_texts(events) == self.expected_texts, readme(
+            "SCH-003, SCH-035, SCH-042..SCH-045, SCH-050 (the model)",
+            "ScheduleMachine dispatches appear as framed follow ups: reminder_texts(events) == "
+            "self.expected_texts",
+            reminder_texts(events),
+        )
 
 
 def _parse(text: str) -> int:

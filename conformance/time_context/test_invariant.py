@@ -4,10 +4,9 @@ before the next step, its elapsed-time baseline and its durable event time."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
+from dsh_conformance.expect import pinned, readme
 from dsh_conformance.time_context.readings import (
     READING_SOURCE,
     START_MS,
@@ -53,7 +52,7 @@ def agent_after(host, prefix):
     return agent
 
 
-@pytest.mark.parametrize(
+REJECTED = pytest.mark.parametrize(
     ("prefix", "data", "diagnostic"),
     [
         (
@@ -133,21 +132,42 @@ def agent_after(host, prefix):
         "step-one-label", "later-step-label", "postdated", "unparseable",
     ],
 )
+
+
+@REJECTED
 @pytest.mark.spec("TC-028", "TC-029")
 def test_a_malformed_or_misplaced_reading_is_rejected(host, prefix, data, diagnostic):
     agent = agent_after(host, prefix)
     before = agent.events()
+    try:
+        agent.append_event("user/message", data)
+    except AppendRejectedError:
+        pass
+    else:
+        pytest.fail(readme("TC-028, TC-029", "the invariant to refuse this reading (its turn, "
+                           "position, baseline, format or timestamp is wrong); it was appended"))
+    assert agent.events() == before, readme("TC-028", "a refused append to leave the log "
+                                            "unchanged", agent.events()[len(before):])
+
+
+@pytest.mark.compat("TC-INVARIANT-DIAGNOSTICS")
+@REJECTED
+@pytest.mark.spec("TC-028", "TC-029")
+def test_a_rejected_reading_gets_the_official_diagnostic(host, prefix, data, diagnostic):
+    agent = agent_after(host, prefix)
     with pytest.raises(AppendRejectedError) as caught:
         agent.append_event("user/message", data)
-    assert diagnostic in str(caught.value)
-    assert agent.events() == before
+    assert diagnostic in str(caught.value), pinned(
+        "TC-INVARIANT-DIAGNOSTICS", f"the diagnostic {diagnostic!r}", str(caught.value))
 
 
 @pytest.mark.spec("TC-005")
 def test_rejections_name_the_package_as_the_owner(host):
     agent = agent_after(host, [PROMPT])
-    with pytest.raises(AppendRejectedError, match=re.escape(OWNER)):
+    with pytest.raises(AppendRejectedError) as caught:
         agent.append_event("user/message", reading_data(STEP_ONE))
+    assert OWNER in str(caught.value), readme(
+        "TC-005", f"the rejection to name the owning package {OWNER}", str(caught.value))
 
 
 @pytest.mark.parametrize(
@@ -159,7 +179,8 @@ def test_rejections_name_the_package_as_the_owner(host):
 def test_a_well_placed_reading_is_accepted(host, prefix, text):
     agent = agent_after(host, prefix)
     event = agent.append_event("user/message", reading_data(text))
-    assert event["data"]["content"][0]["text"] == text
+    assert event["data"]["content"][0]["text"] == text, readme(
+        "TC-028", "a well-placed reading to be appended as given", event)
 
 
 @pytest.mark.spec("TC-029")
@@ -167,7 +188,9 @@ def test_a_pause_between_sampling_and_appending_does_not_invalidate_a_reading(ho
     agent = agent_after(host, [TURN, PROMPT])
     host.set_wall_clock(START_MS + 60_000)
     agent.append_event("user/message", reading_data(STEP_ONE))
-    assert len(reading_events(agent.events())) == 1
+    count = len(reading_events(agent.events()))
+    assert count == 1, readme("TC-029", "a reading appended 60 s after its sampled time to be "
+                              "accepted", count)
 
 
 @pytest.mark.spec("TC-028")
@@ -177,16 +200,33 @@ def test_messages_not_attributed_to_the_plugin_are_not_checked(host):
              "source": {"kind": "plugin", "plugin": "other"}}
     agent.append_event("user/message", other)
     agent.append_event("user/message", {**other, "source": {"kind": "user"}})
+    count = len([e for e in agent.events() if e["type"] == "user/message"])
+    assert count == 2, readme("TC-028", "messages of other sources to be appended unchecked",
+                              count)
 
 
 @pytest.mark.spec("TC-028")
 def test_registration_checks_readings_already_in_live_sessions(dsh_host):
     agent = dsh_host.create_agent()
     agent.append_event("user/message", reading_data(STEP_ONE))
-    with pytest.raises(Exception, match=re.escape(
-        "time-context reading must be appended inside an open turn"
-    )):
+    try:
         dsh_host.load_plugin("time-context-invariant")
+    except Exception:
+        return
+    pytest.fail(readme("TC-028", "registering the invariant to check readings already in live "
+                       "sessions and refuse one outside any turn; it registered"))
+
+
+@pytest.mark.compat("TC-INVARIANT-DIAGNOSTICS")
+@pytest.mark.spec("TC-028")
+def test_registration_refuses_a_live_session_with_the_official_diagnostic(dsh_host):
+    agent = dsh_host.create_agent()
+    agent.append_event("user/message", reading_data(STEP_ONE))
+    diagnostic = "time-context reading must be appended inside an open turn"
+    with pytest.raises(Exception) as caught:
+        dsh_host.load_plugin("time-context-invariant")
+    assert diagnostic in str(caught.value), pinned(
+        "TC-INVARIANT-DIAGNOSTICS", f"the diagnostic {diagnostic!r}", str(caught.value))
 
 
 @pytest.mark.spec("TC-028", "TC-029")
@@ -202,6 +242,10 @@ def test_the_plugins_own_readings_always_satisfy_the_invariant(host):
     host.advance(3_600)
     run_turn(host, agent, 1_000)
     reasons = [e["data"]["reason"]["kind"] for e in agent.events() if e["type"] == "turn/end"]
-    assert reasons == ["completed", "error", "completed"]
-    assert len(reading_events(agent.events())) == 5
-    assert not [error for error in host.errors if OWNER in error]
+    assert reasons == ["completed", "error", "completed"], readme(
+        "TC-026", "turns completed, error (a later listener fails step 2), completed", reasons)
+    count = len(reading_events(agent.events()))
+    assert count == 5, readme("TC-028", "all 5 of the plugin's readings to be accepted", count)
+    refused = [error for error in host.errors if OWNER in error]
+    assert not refused, readme("TC-028, TC-029", "the invariant to accept every reading the "
+                               "plugin appends", refused)

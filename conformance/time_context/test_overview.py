@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from dsh_conformance.expect import reading_facts, readme
 from dsh_conformance.time_context.readings import reading_events, run_turn, step_one_text
 
 pytestmark = [pytest.mark.dsh_requires("time-context")]
@@ -15,20 +16,27 @@ def test_a_reading_is_a_durable_session_event_with_the_zoned_time_and_elapsed_ti
     agent = dsh_host.create_agent()
     run_turn(dsh_host, agent)
     [reading] = reading_events(agent.events())
-    assert reading["type"] == "user/message"
-    assert reading["time"] == 1_767_225_600_000
-    assert reading["data"]["content"] == [
-        {"type": "text",
-         "text": step_one_text(1, "2026-01-01T08:00:00+08:00[Asia/Shanghai]", "0s")}
-    ]
+    assert reading["type"] == "user/message", readme(
+        "TC-001, TC-016", "the reading to be a durable user/message event", reading)
+    assert reading["time"] == 1_767_225_600_000, readme(
+        "TC-001", "the reading logged at the sampling time 1767225600000", reading["time"])
+    content = reading["data"]["content"]
+    assert [block.get("type") for block in content] == ["text"], readme(
+        "TC-001, TC-033", "one text block", content)
+    expected = step_one_text(1, "2026-01-01T08:00:00+08:00[Asia/Shanghai]", "0s")
+    assert reading_facts(content[0]["text"]) == reading_facts(expected), readme(
+        "TC-001", "the zoned time (2026-01-01T08:00:00 +08:00 Asia/Shanghai) and the elapsed "
+        "time (0 s)", content[0]["text"])
 
 
 @pytest.mark.spec("TC-002")
 def test_nothing_is_added_unless_the_plugin_is_loaded(dsh_host):
-    assert "time-context" in dsh_host.available_plugins()
+    assert "time-context" in dsh_host.available_plugins(), readme(
+        "TC-002", "the implementation to offer time-context", dsh_host.available_plugins())
     agent = dsh_host.create_agent()
     run_turn(dsh_host, agent, 0)
-    assert reading_events(agent.events()) == []
+    observed = reading_events(agent.events())
+    assert observed == [], readme("TC-002", "no reading unless the plugin is loaded", observed)
 
 
 @pytest.mark.spec("TC-002")
@@ -38,4 +46,7 @@ def test_the_plugin_needs_no_other_plugin_and_stops_when_unloaded(dsh_host):
     run_turn(dsh_host, agent)
     dsh_host.unload_plugin("time-context")
     run_turn(dsh_host, agent)
-    assert len(reading_events(agent.events())) == 1
+    count = len(reading_events(agent.events()))
+    assert count == 1, readme(
+        "TC-002", "one reading while loaded (with no other plugin) and none after unloading",
+        count)

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from dsh_conformance.expect import all_facts, reading_facts, readme
 from dsh_conformance.time_context.readings import (
     READING_SOURCE,
     START_MS,
@@ -53,14 +54,19 @@ def test_the_reading_lands_before_step_start_and_is_part_of_that_steps_request(d
     agent = dsh_host.create_agent()
     run_turn(dsh_host, agent)
     events = agent.events()
-    assert types_of(events) == [
+    kinds = types_of(events)
+    assert kinds == [
         "turn/start", "user/message", "user/message", "step/start",
         "assistant/message", "step/end", "turn/end",
-    ]
-    assert is_reading(events[2])
+    ], readme("TC-016", "the reading appended after the prompt and before step/start", kinds)
+    assert is_reading(events[2]), readme("TC-016", "the message before step/start to be the "
+                                         "reading", events[2])
     [request] = agent.requests()
-    assert seqs_of(request) == [1, 2]
-    assert request[-1]["data"] == events[2]["data"]
+    assert seqs_of(request) == [1, 2], readme(
+        "TC-016, TC-032", "the step's request to be the prompt and the reading (seqs 1, 2)",
+        seqs_of(request))
+    assert request[-1]["data"] == events[2]["data"], readme(
+        "TC-032", "the request to end with the reading as logged", request[-1])
 
 
 @pytest.mark.spec("TC-016")
@@ -69,12 +75,17 @@ def test_the_reading_is_one_text_block_with_exactly_the_plugin_source(dsh_host):
     agent = dsh_host.create_agent()
     run_turn(dsh_host, agent)
     [reading] = reading_events(agent.events())
-    assert reading["data"] == {
-        "content": [
-            {"type": "text", "text": step_one_text(1, "2026-01-01T00:00:00+00:00[UTC]", "0s")}
-        ],
-        "source": {"kind": "plugin", "plugin": "time-context"},
-    }
+    data = dict(reading["data"])
+    text = "".join(block.get("text", "") for block in data.get("content", []))
+    assert set(data) == {"content", "source"}, readme(
+        "TC-016", "the reading's data to hold exactly content and source", data)
+    assert data["source"] == {"kind": "plugin", "plugin": "time-context"}, readme(
+        "TC-016", "the source exactly {kind: 'plugin', plugin: 'time-context'}", data["source"])
+    assert [block.get("type") for block in data["content"]] == ["text"], readme(
+        "TC-016, TC-033", "one text block", data["content"])
+    expected = step_one_text(1, "2026-01-01T00:00:00+00:00[UTC]", "0s")
+    assert reading_facts(text) == reading_facts(expected), readme(
+        "TC-033", "the step-1 reading at 2026-01-01T00:00:00 UTC, 0 s", text)
 
 
 @pytest.mark.spec("TC-015", "TC-016")
@@ -85,11 +96,16 @@ def test_the_listener_runs_before_listeners_registered_earlier_or_later(dsh_host
     agent = dsh_host.create_agent()
     run_turn(dsh_host, agent, 0)
     readings = reading_events(agent.events())
-    for probe in (earlier, later):
-        assert [(call.turn, call.step) for call in probe.calls] == [(1, 1), (1, 2)]
+    for name, probe in (("earlier", earlier), ("later", later)):
+        calls = [(call.turn, call.step) for call in probe.calls]
+        assert calls == [(1, 1), (1, 2)], readme(
+            "TC-015", f"the {name} pre-step listener to be called for (1,1) and (1,2)", calls)
         # each listener already sees the reading of the step it is called for
-        assert [call.log_length > reading["seq"] for call, reading in
-                zip(probe.calls, readings, strict=True)] == [True, True]
+        sees = [call.log_length > reading["seq"] for call, reading in
+                zip(probe.calls, readings, strict=True)]
+        assert sees == [True, True], readme(
+            "TC-015", f"the prepended listener to run before the {name} listener, which "
+            "already sees the step's reading (per step)", sees)
 
 
 @pytest.mark.spec("TC-016")
@@ -99,9 +115,13 @@ def test_an_append_the_host_refuses_fails_the_turn_before_step_start(dsh_host):
     dsh_host.faults.fail_appends(event_type="user/message", first=2)
     run_turn(dsh_host, agent)
     events = agent.events()
-    assert types_of(events) == ["turn/start", "user/message", "turn/end"]
-    assert events[-1]["data"]["reason"]["kind"] == "error"
-    assert agent.requests() == []
+    kinds = types_of(events)
+    assert kinds == ["turn/start", "user/message", "turn/end"], readme(
+        "TC-016", "a refused reading append (through agent.inject, before step/start) to end "
+        "the turn with no step", kinds)
+    reason = events[-1]["data"]["reason"]
+    assert reason["kind"] == "error", readme("TC-016", "the turn to end with an error", reason)
+    assert agent.requests() == [], readme("TC-016", "no request", agent.requests())
 
 
 @pytest.mark.spec("TC-017", "TC-035")
@@ -113,11 +133,13 @@ def test_a_suppressed_attempt_appends_nothing(dsh_host):
     dsh_host.advance(1)
     run_turn(dsh_host, agent)
     added = agent.events()[len(before):]
-    assert reading_texts(added) == []
+    assert reading_texts(added) == [], readme(
+        "TC-017", "no reading 1 s after a reading (interval 60 s)", reading_texts(added))
     # Only the ordinary turn (whatever bookkeeping the host adds): one user message,
     # the prompt, and no other.
     transcript = [t for t in types_of(added) if t in TRANSCRIPT_TYPES]
-    assert sorted(transcript) == sorted(TRANSCRIPT_TYPES)
+    assert sorted(transcript) == sorted(TRANSCRIPT_TYPES), readme(
+        "TC-017", "a suppressed attempt to append nothing besides the ordinary turn", transcript)
 
 
 # -- positive-interval scheduling -----------------------------------------------------
@@ -130,14 +152,21 @@ def test_a_reading_shadowed_by_compaction_still_schedules_the_next(dsh_host):
     run_turn(dsh_host, agent)
     [reading] = reading_events(agent.events())
     agent.compact(seqs_of(agent.history()), "summary of turn 1")
-    assert reading["seq"] not in seqs_of(agent.history())
-    assert reading in agent.events()
+    assert reading["seq"] not in seqs_of(agent.history()), readme(
+        "TC-030", "compaction to shadow the reading", seqs_of(agent.history()))
+    assert reading in agent.events(), readme("TC-018", "the shadowed reading to stay in the log",
+                                             agent.events())
     dsh_host.advance(59.999)
     run_turn(dsh_host, agent)
-    assert reading_events(agent.events()) == [reading]
+    observed = reading_events(agent.events())
+    assert observed == [reading], readme(
+        "TC-018", "the shadowed reading to suppress a reading 59.999 s later (interval 60 s)",
+        observed)
     dsh_host.advance(0.001)
     run_turn(dsh_host, agent)
-    assert len(reading_events(agent.events())) == 2
+    count = len(reading_events(agent.events()))
+    assert count == 2, readme("TC-018", "a second reading once 60 s passed since the shadowed "
+                              "one (reading count)", count)
 
 
 @pytest.mark.spec("TC-019")
@@ -152,7 +181,9 @@ def test_scheduling_holds_across_turns(dsh_host):
     dsh_host.advance(0.001)
     run_turn(dsh_host, agent)
     turns = [parse_reading(text)["turn"] for text in reading_texts(agent.events())]
-    assert turns == ["1", "4"]
+    assert turns == ["1", "4"], readme(
+        "TC-019", "readings in turns 1 and 4 only (turns at +0, +30, +59.999, +60 s; 60 s "
+        "interval)", turns)
 
 
 @pytest.mark.spec("TC-019")
@@ -167,12 +198,16 @@ def test_scheduling_holds_for_a_fresh_agent_and_plugin_instance_over_the_same_lo
     dsh_host.advance(30)
     resumed = dsh_host.create_agent(session_id=session_id, seed=log)
     run_turn(dsh_host, resumed)
-    assert reading_texts(resumed.events()) == reading_texts(log)
+    observed = reading_texts(resumed.events())
+    assert observed == reading_texts(log), readme(
+        "TC-019", "a fresh plugin instance to read the interval from the log: no reading 30 s "
+        "after the logged one", observed)
     dsh_host.advance(30)
     run_turn(dsh_host, resumed)
-    assert reading_texts(resumed.events())[1:] == [
-        step_one_text(3, "2026-01-01T00:01:00+00:00[UTC]", "0s")
-    ]
+    observed = reading_texts(resumed.events())[1:]
+    expected = [step_one_text(3, "2026-01-01T00:01:00+00:00[UTC]", "0s")]
+    assert all_facts(observed) == all_facts(expected), readme(
+        "TC-019", "a turn-3 reading at 2026-01-01T00:01:00 UTC once 60 s passed", observed)
 
 
 @pytest.mark.spec("TC-018", "TC-019")
@@ -184,12 +219,17 @@ def test_readings_left_by_an_earlier_process_schedule_the_next(dsh_host):
     dsh_host.load_plugin("time-context", MINUTE_CONFIG)
     agent = dsh_host.create_agent(seed=seed)
     run_turn(dsh_host, agent)
-    assert len(reading_events(agent.events())) == 1
+    count = len(reading_events(agent.events()))
+    assert count == 1, readme(
+        "TC-018, TC-019", "a seeded reading 10 s old to suppress the next one (reading count)",
+        count)
     dsh_host.advance(50)
     run_turn(dsh_host, agent)
-    assert reading_texts(agent.events())[1:] == [
-        step_one_text(3, "2026-01-01T00:00:50+00:00[UTC]", "0s")
-    ]
+    observed = reading_texts(agent.events())[1:]
+    expected = [step_one_text(3, "2026-01-01T00:00:50+00:00[UTC]", "0s")]
+    assert all_facts(observed) == all_facts(expected), readme(
+        "TC-018, TC-019", "a turn-3 reading at 2026-01-01T00:00:50 UTC, 60 s after the seeded "
+        "one", observed)
 
 
 @pytest.mark.spec("TC-018")
@@ -200,7 +240,10 @@ def test_only_readings_with_the_plugin_source_schedule(dsh_host):
     dsh_host.load_plugin("time-context", MINUTE_CONFIG)
     agent = dsh_host.create_agent(seed=seed)
     run_turn(dsh_host, agent)
-    assert len(reading_events(agent.events())) == 1
+    count = len(reading_events(agent.events()))
+    assert count == 1, readme(
+        "TC-018", "a message from another source not to count as an earlier reading, so a "
+        "reading is appended (reading count)", count)
 
 
 @pytest.mark.spec("TC-020")
@@ -213,8 +256,9 @@ def test_each_session_is_scheduled_independently(dsh_host):
     dsh_host.advance(50)
     run_turn(dsh_host, first)  # +60 s: due
     run_turn(dsh_host, second)  # +60 s: 50 s after its own reading
-    assert len(reading_events(first.events())) == 2
-    assert len(reading_events(second.events())) == 1
+    counts = [len(reading_events(first.events())), len(reading_events(second.events()))]
+    assert counts == [2, 1], readme(
+        "TC-020", "each session scheduled from its own readings (readings per session)", counts)
 
 
 @pytest.mark.spec("TC-020")
@@ -226,10 +270,11 @@ def test_existing_readings_are_never_removed(dsh_host):
         run_turn(dsh_host, agent, *step_ms)
         agent.compact(seqs_of(agent.history()), "summary")
         now = reading_events(agent.events())
-        assert now[: len(seen)] == seen
+        assert now[: len(seen)] == seen, readme(
+            "TC-020", "every earlier reading to stay in the log after compaction", now)
         seen = now
     # readings at +0 s (turn 1), +75 s (turn 2, step 2) and +165 s (turn 4, step 2)
-    assert len(seen) == 3
+    assert len(seen) == 3, readme("TC-020", "3 readings (+0 s, +75 s, +165 s)", seen)
 
 
 # -- elapsed baselines ---------------------------------------------------------------
@@ -242,9 +287,11 @@ def test_step_one_measures_from_the_prompt_that_opened_the_turn(dsh_host):
     run_turn(dsh_host, agent)
     dsh_host.advance(100)
     run_turn(dsh_host, agent)
-    assert reading_texts(agent.events())[1] == step_one_text(
-        2, "2026-01-01T00:01:40+00:00[UTC]", "0s"
-    )
+    observed = reading_texts(agent.events())[1]
+    expected = step_one_text(2, "2026-01-01T00:01:40+00:00[UTC]", "0s")
+    assert reading_facts(observed) == reading_facts(expected), readme(
+        "TC-021", "step 1 of turn 2 to measure from its own prompt: 0 s elapsed, not the 100 s "
+        "since turn 1", observed)
 
 
 @pytest.mark.spec("TC-022")
@@ -252,11 +299,15 @@ def test_later_steps_measure_from_the_previous_reading_of_the_turn(dsh_host):
     dsh_host.load_plugin("time-context", UTC_CONFIG)
     agent = dsh_host.create_agent()
     run_turn(dsh_host, agent, 30_000, 45_000)
-    assert reading_texts(agent.events()) == [
+    observed = reading_texts(agent.events())
+    expected = [
         step_one_text(1, "2026-01-01T00:00:00+00:00[UTC]", "0s"),
         later_step_text(1, 2, "2026-01-01T00:00:30+00:00[UTC]", "30s"),
         later_step_text(1, 3, "2026-01-01T00:01:15+00:00[UTC]", "45s"),
     ]
+    assert all_facts(observed) == all_facts(expected), readme(
+        "TC-022", "steps 2 and 3 to measure from the previous reading: 0 s, 30 s, 45 s",
+        observed)
 
 
 @pytest.mark.spec("TC-022", "TC-024")
@@ -266,9 +317,10 @@ def test_a_later_step_whose_earlier_steps_were_suppressed_is_unavailable(dsh_hos
     run_turn(dsh_host, agent)
     dsh_host.advance(10)
     run_turn(dsh_host, agent, 60_000)
-    assert reading_texts(agent.events())[1:] == [
-        later_step_text(2, 2, "2026-01-01T00:01:10+00:00[UTC]", "unavailable")
-    ]
+    observed = reading_texts(agent.events())[1:]
+    expected = [later_step_text(2, 2, "2026-01-01T00:01:10+00:00[UTC]", "unavailable")]
+    assert all_facts(observed) == all_facts(expected), readme(
+        "TC-024", "turn 2 step 2 (its step 1 suppressed) to read 'unavailable'", observed)
 
 
 @pytest.mark.spec("TC-022", "TC-024")
@@ -278,10 +330,14 @@ def test_a_later_step_measures_from_the_latest_same_turn_reading_past_suppressed
     dsh_host.load_plugin("time-context", {"timeZone": "UTC", "refreshIntervalMs": 20_000})
     agent = dsh_host.create_agent()
     run_turn(dsh_host, agent, 15_000, 15_000)
-    assert reading_texts(agent.events()) == [
+    observed = reading_texts(agent.events())
+    expected = [
         step_one_text(1, "2026-01-01T00:00:00+00:00[UTC]", "0s"),
         later_step_text(1, 3, "2026-01-01T00:00:30+00:00[UTC]", "30s"),
     ]
+    assert all_facts(observed) == all_facts(expected), readme(
+        "TC-022, TC-024", "step 3 to measure 30 s from the step-1 reading past suppressed "
+        "step 2", observed)
 
 
 @pytest.mark.spec("TC-023", "TC-043", "TC-044")
@@ -290,10 +346,14 @@ def test_elapsed_time_uses_millisecond_event_times(dsh_host):
     dsh_host.set_wall_clock(START_MS + 900)
     agent = dsh_host.create_agent()
     run_turn(dsh_host, agent, 200)
-    assert reading_texts(agent.events()) == [
+    observed = reading_texts(agent.events())
+    expected = [
         step_one_text(1, "2026-01-01T00:00:00+00:00[UTC]", "0s"),
         later_step_text(1, 2, "2026-01-01T00:00:01+00:00[UTC]", "0s"),
     ]
+    assert all_facts(observed) == all_facts(expected), readme(
+        "TC-023, TC-043, TC-044", "elapsed from millisecond event times (.900 to 1.100 is "
+        "0 s, although the whole-second timestamps differ by 1 s)", observed)
 
 
 @pytest.mark.parametrize(
@@ -307,10 +367,14 @@ def test_a_backward_wall_clock_clamps_the_elapsed_time_to_zero(dsh_host, config)
     agent.prompt("hello")
     dsh_host.set_wall_clock(START_MS - 60_000)
     dsh_host.advance(10)
-    assert reading_texts(agent.events()) == [
+    observed = reading_texts(agent.events())
+    expected = [
         step_one_text(1, "2026-01-01T00:00:00+00:00[UTC]", "0s"),
         later_step_text(1, 2, "2025-12-31T23:59:10+00:00[UTC]", "0s"),
     ]
+    assert all_facts(observed) == all_facts(expected), readme(
+        "TC-014, TC-023", "a reading after the wall clock moved back 50 s, its elapsed time "
+        "clamped to 0 s", observed)
 
 
 # -- attempts, not committed steps -------------------------------------------------------
@@ -323,10 +387,14 @@ def test_a_later_listener_failing_the_attempt_leaves_the_reading(dsh_host):
     agent = dsh_host.create_agent()
     run_turn(dsh_host, agent)
     events = agent.events()
-    assert types_of(events) == ["turn/start", "user/message", "user/message", "turn/end"]
-    assert is_reading(events[2])
-    assert events[-1]["data"]["reason"]["kind"] == "error"
-    assert agent.requests() == []
+    kinds = types_of(events)
+    assert kinds == ["turn/start", "user/message", "user/message", "turn/end"], readme(
+        "TC-026, TC-027", "the reading to stay when a later listener fails the attempt", kinds)
+    assert is_reading(events[2]), readme("TC-026", "the kept message to be the reading",
+                                         events[2])
+    reason = events[-1]["data"]["reason"]
+    assert reason["kind"] == "error", readme("TC-027", "the turn to end with an error", reason)
+    assert agent.requests() == [], readme("TC-025", "no request", agent.requests())
 
 
 @pytest.mark.spec("TC-025", "TC-026", "TC-027")
@@ -336,10 +404,16 @@ def test_a_later_listener_cancelling_the_attempt_leaves_the_reading(dsh_host):
     agent = dsh_host.create_agent()
     run_turn(dsh_host, agent, 5_000)
     events = agent.events()
-    assert types_of(events)[-3:] == ["step/end", "user/message", "turn/end"]
-    assert is_reading(events[-2])
-    assert events[-1]["data"]["reason"]["kind"] == "aborted"
-    assert len(agent.requests()) == 1
+    kinds = types_of(events)[-3:]
+    assert kinds == ["step/end", "user/message", "turn/end"], readme(
+        "TC-026, TC-027", "the step-2 reading to stay when a later listener cancels the "
+        "attempt", kinds)
+    assert is_reading(events[-2]), readme("TC-026", "the kept message to be the reading",
+                                          events[-2])
+    reason = events[-1]["data"]["reason"]
+    assert reason["kind"] == "aborted", readme("TC-027", "the turn to end aborted", reason)
+    count = len(agent.requests())
+    assert count == 1, readme("TC-025", "only step 1 to send a request", count)
 
 
 @pytest.mark.spec("TC-025", "TC-032", "TC-046")
@@ -351,8 +425,11 @@ def test_a_failed_preparation_leaves_an_extra_reading_in_the_next_request(dsh_ho
     run_turn(dsh_host, agent)
     readings = reading_events(agent.events())
     [request] = agent.requests()
-    assert len(readings) == 2
-    assert {reading["seq"] for reading in readings} <= set(seqs_of(request))
+    assert len(readings) == 2, readme("TC-046", "both readings (failed and retried attempt) "
+                                      "in the log", readings)
+    assert {reading["seq"] for reading in readings} <= set(seqs_of(request)), readme(
+        "TC-032", "the next request to carry the failed attempt's extra reading too",
+        seqs_of(request))
 
 
 @pytest.mark.spec("TC-032", "TC-035")
@@ -364,9 +441,14 @@ def test_a_suppressed_attempt_reuses_existing_history_in_its_request(dsh_host):
     run_turn(dsh_host, agent)
     [reading] = reading_events(agent.events())
     first, second = agent.requests()
-    assert reading["seq"] in seqs_of(second)
-    assert seqs_of(second)[: len(first)] == seqs_of(first)
-    assert [event for event in second if is_reading(event)] == [reading]
+    assert reading["seq"] in seqs_of(second), readme(
+        "TC-032", "the suppressed attempt's request to reuse the existing reading",
+        seqs_of(second))
+    assert seqs_of(second)[: len(first)] == seqs_of(first), readme(
+        "TC-032", "the second request to extend the first", seqs_of(second))
+    in_second = [event for event in second if is_reading(event)]
+    assert in_second == [reading], readme("TC-035", "no new reading in the second request",
+                                          in_second)
 
 
 @pytest.mark.spec("TC-032")
@@ -381,7 +463,9 @@ def test_each_request_is_the_surface_prefix_at_its_step_start(dsh_host):
         [e["seq"] for e in events if e["seq"] < start and e["type"] in surface]
         for start in step_starts
     ]
-    assert [seqs_of(request) for request in agent.requests()] == expected
+    observed = [seqs_of(request) for request in agent.requests()]
+    assert observed == expected, readme(
+        "TC-032", f"each request to be the surface prefix at its step/start {expected}", observed)
 
 
 @pytest.mark.spec("TC-031")
@@ -389,11 +473,14 @@ def test_no_state_outside_the_readings_carries_time_context(dsh_host):
     dsh_host.load_plugin("time-context", MINUTE_CONFIG)
     agent = dsh_host.create_agent()
     run_turn(dsh_host, agent, 0)
-    assert set(agent.header()) <= {"id", "seedLength"}
+    header = agent.header()
+    assert set(header) <= {"id", "seedLength"}, readme(
+        "TC-031", "no time-context state in the session header", header)
     for event in agent.events():
         if not is_reading(event):
-            assert "Time sampled" not in json.dumps(event)
-            assert "time-context" not in json.dumps(event)
+            text = json.dumps(event)
+            assert "Time sampled" not in text and "time-context" not in text, readme(
+                "TC-031", "no time-context state outside the readings", event)
 
 
 @pytest.mark.spec("TC-030")
@@ -404,11 +491,15 @@ def test_readings_stay_in_the_history_until_a_compaction_shadows_them(dsh_host):
     turn_one = seqs_of(agent.history())
     run_turn(dsh_host, agent)
     first, second = reading_events(agent.events())
-    assert {first["seq"], second["seq"]} <= set(seqs_of(agent.history()))
+    history = seqs_of(agent.history())
+    assert {first["seq"], second["seq"]} <= set(history), readme(
+        "TC-030", "both readings in the derived history before compaction", history)
     agent.compact(turn_one, "summary of turn 1")
-    assert first["seq"] not in seqs_of(agent.history())
-    assert second["seq"] in seqs_of(agent.history())
-    assert first in agent.events()
+    history = seqs_of(agent.history())
+    assert first["seq"] not in history and second["seq"] in history, readme(
+        "TC-030", f"compaction of turn 1 to shadow reading {first['seq']} only", history)
+    assert first in agent.events(), readme("TC-030", "the shadowed reading to stay in the log",
+                                           agent.events())
 
 
 # -- a model of positive-interval scheduling ------------------------------------------
@@ -525,10 +616,16 @@ def test_interval_scheduling_matches_the_model(dsh_implementation, script):
                 host.add_pre_step_probe("raise", only=(model.turn + 1, 1))
                 agent.prompt("this attempt fails")
                 model.fail_turn()
-        actual = [
-            (int(r["turn"]), int(r["step"]), r["timestamp"], r["elapsed"])
-            for r in map(parse_reading, reading_texts(agent.events()))
+        actual = all_facts(reading_texts(agent.events()))
+        expected = [
+            reading_facts(
+                step_one_text(turn, stamp, elapsed) if step == 1
+                 else later_step_text(turn, step, stamp, elapsed)
+            )
+            for turn, step, stamp, elapsed in model.expected
         ]
-        assert actual == model.expected
+        assert actual == expected, readme(
+            "TC-014, TC-018..TC-024", "the readings of the README's scheduling model "
+            f"(turn, step, time, elapsed) {model.expected}", reading_texts(agent.events()))
     finally:
         host.close()

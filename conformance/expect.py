@@ -1,0 +1,116 @@
+"""Assertion messages that say which level a check belongs to and what it saw.
+
+A conformance failure is read out of context (a report row, a CI log), so every
+assertion says whether a README sentence requires it (``readme``) or it pins a
+detail the README leaves open, following the official build (``pinned``), what
+exactly is required, and what was observed.
+
+Time-context readings are compared at two depths: :func:`reading_facts` keeps
+only what the README fixes (the two line templates, turn and step, the local
+wall time to the second, its numeric offset and IANA zone, the elapsed time in
+whole seconds or ``unavailable``); the exact spelling (``1m 0s``, the
+``+08:00[Asia/Shanghai]`` arrangement) is pinned separately.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import NamedTuple
+
+__all__ = [
+    "ReadingFacts", "all_facts", "code_of", "pinned", "reading_facts", "readme", "seconds_of",
+]
+
+_LIMIT = 600
+
+
+def _shown(observed: object) -> str:
+    text = repr(observed)
+    return text if len(text) <= _LIMIT else text[:_LIMIT] + f"... ({len(text)} chars)"
+
+
+def readme(sentences: str, requirement: str, observed: object = ...) -> str:
+    """``README SCH-031 requires <requirement>; observed <observed>``."""
+    seen = "" if observed is ... else f"; observed {_shown(observed)}"
+    return f"README {sentences} requires {requirement}{seen}"
+
+
+def pinned(pin_id: str, requirement: str, observed: object = ...) -> str:
+    """A message for a detail pinned to the official build (see docs/pinned-details.md)."""
+    seen = "" if observed is ... else f"; observed {_shown(observed)}"
+    return (
+        f"pinned detail {pin_id} (the README leaves this open; the suite follows the "
+        f"official build, docs/pinned-details.md) requires {requirement}{seen}"
+    )
+
+
+class ReadingFacts(NamedTuple):
+    """What the README fixes about one reading."""
+
+    turn: int
+    step: int
+    baseline: str
+    local_time: str
+    offset: str
+    zone: str
+    elapsed_s: int | None
+
+
+_LINES = re.compile(
+    r"Time sampled while preparing turn (?P<turn>\d+), step (?P<step>\d+): (?P<timestamp>.+)\n"
+    r"Elapsed since the preceding (?P<baseline>model-visible message|step context): "
+    r"(?P<elapsed>.+)\."
+)
+# ISO-shaped local date-time to the second, a numeric offset, then the zone in any framing.
+_TIMESTAMP = re.compile(
+    r"(?P<local>\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?P<offset>[+-]\d{2}:\d{2}(?::\d{2})?)"
+    r"[\s\[(]*(?P<zone>[A-Za-z][A-Za-z0-9_+\-/]*)[\])]*"
+)
+_DURATION = re.compile(
+    r"(?:(?P<d>\d+)\s*d)?\s*(?:(?P<h>\d+)\s*h)?\s*(?:(?P<m>\d+)\s*m)?\s*(?:(?P<s>\d+)\s*s)?"
+)
+_UNIT_S = {"d": 86_400, "h": 3_600, "m": 60, "s": 1}
+
+
+def seconds_of(duration: str) -> int | None:
+    """Whole seconds of a compact duration in any spelling (``1m 0s``, ``60s``),
+    ``None`` for ``unavailable``; ``ValueError`` for anything else."""
+    if duration == "unavailable":
+        return None
+    match = _DURATION.fullmatch(duration.strip())
+    if not duration.strip() or match is None or not any(match.groupdict().values()):
+        raise ValueError(f"not a compact whole-second duration: {duration!r}")
+    return sum(int(value) * _UNIT_S[unit] for unit, value in match.groupdict().items() if value)
+
+
+def reading_facts(text: str) -> ReadingFacts | str:
+    """The README-level facts of a reading, or a description of why ``text`` is not
+    one (so a comparison of lists shows the offending text)."""
+    lines = _LINES.fullmatch(text)
+    if lines is None:
+        return f"not the README's two-line reading: {text!r}"
+    stamp = _TIMESTAMP.fullmatch(lines["timestamp"])
+    if stamp is None:
+        return f"timestamp without local time, numeric offset and IANA zone: {text!r}"
+    try:
+        elapsed = seconds_of(lines["elapsed"])
+    except ValueError:
+        return f"elapsed time is not compact whole-second units: {text!r}"
+    step = int(lines["step"])
+    expected_baseline = "model-visible message" if step == 1 else "step context"
+    if lines["baseline"] != expected_baseline:
+        return f"step {step} names the wrong baseline line: {text!r}"
+    return ReadingFacts(
+        int(lines["turn"]), step, lines["baseline"], stamp["local"], stamp["offset"],
+        stamp["zone"], elapsed,
+    )
+
+
+def all_facts(texts: Iterable[str]) -> list[ReadingFacts | str]:
+    return [reading_facts(text) for text in texts]
+
+
+def code_of(value: object) -> object:
+    """The ``code`` of a Schedule error value (what the README fixes), else the value."""
+    return value.get("code") if isinstance(value, dict) else value

@@ -1,0 +1,75 @@
+"""Every compat detail is listed with its exact value and tests in
+docs/pinned-details.md, and every compat marker names a known PIN-ID."""
+
+from __future__ import annotations
+
+import pathlib
+import subprocess
+import sys
+
+from dsh_conformance.pinned_details import load_pins, problems, render_page
+
+PAGE = pathlib.Path(__file__).parents[2] / "docs" / "pinned-details.md"
+
+
+def test_the_page_is_current_and_every_pin_has_a_test():
+    done = subprocess.run(
+        [sys.executable, "-m", "dsh_conformance.pinned_details", "--check", str(PAGE)],
+        capture_output=True, text=True, check=False, cwd=PAGE.parent,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_unknown_and_untested_pins_are_reported():
+    pins = {"PIN-A": {"title": "a", "value": "x", "official_notes_ref": "§1",
+                      "sentences": ["SCH-001"]},
+            "PIN-B": {"title": "b", "value": "y", "official_notes_ref": "§2",
+                      "sentences": ["SCH-999"]}}
+    found = problems(pins, {"PIN-A": ["t::a"], "PIN-C": ["t::c"]})
+    assert found == [
+        "compat marker names unknown PIN-ID PIN-C: t::c",
+        "PIN-ID PIN-B has no test",
+        "PIN-ID PIN-B names no or unknown README sentences ['SCH-999']",
+    ]
+
+
+def test_the_page_shows_each_exact_value_and_its_tests():
+    page = render_page(load_pins(), {"PIN-X": ["schedule/test_x.py::test_y"]})
+    for pin_id, pin in load_pins().items():
+        assert f"## {pin_id}" in page
+        assert pin["value"] in page
+    assert "- **none**" in page
+
+
+SUITE = pathlib.Path(__file__).parents[2] / "conformance"
+
+
+def _test_functions():
+    import ast
+
+    for path in sorted(SUITE.rglob("test_*.py")):
+        tree = ast.parse(path.read_text("utf-8"))
+        for node in tree.body:
+            methods = node.body if isinstance(node, ast.ClassDef) else [node]
+            for function in methods:
+                if isinstance(function, ast.FunctionDef) and (
+                    function.name.startswith("test_") or isinstance(node, ast.ClassDef)
+                ):
+                    yield path.relative_to(SUITE), function
+
+
+def test_every_conformance_assertion_says_its_level_and_requirement():
+    import ast
+
+    missing, crossed = [], []
+    for path, function in _test_functions():
+        compat = any("mark.compat" in ast.unparse(d) for d in function.decorator_list)
+        body = "\n".join(ast.unparse(statement) for statement in function.body)
+        if not compat and "pinned(" in body:
+            crossed.append(f"{path}::{function.name} is readme-level but asserts a pinned detail")
+        if compat and "pinned(" not in body:
+            crossed.append(f"{path}::{function.name} is compat but pins nothing")
+        missing += [f"{path}:{node.lineno}" for node in ast.walk(function)
+                    if isinstance(node, ast.Assert) and node.msg is None]
+    assert missing == [], "assertions without a message: " + ", ".join(missing)
+    assert crossed == [], "\n".join(crossed)
