@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import runpy
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -101,7 +102,8 @@ def test_help_exits_0(capsys):
 def test_a_closed_pipe_ends_quietly(tmp_path, kit):
     path = kit.write_log(tmp_path / "many.jsonl", *({"x": i} for i in range(20_000)))
     done = subprocess.run(
-        f"{sys.executable} -m dsh_reference.log_check check --max-diagnostics 0 {path} | head -1",
+        f"{shlex.quote(sys.executable)} -m dsh_reference.log_check check --max-diagnostics 0 "
+        f"{shlex.quote(str(path))} | head -1",
         shell=True, capture_output=True, check=False, timeout=120,
     )
     assert done.stdout.startswith(f"{path}:2: envelope.missing".encode())
