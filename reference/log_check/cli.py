@@ -124,9 +124,6 @@ def _read(
         return FileReport(name, Verdict.UNREADABLE, 0, 0, 1)
     try:
         return check_stream(name, stream, options, printer.diagnostic)
-    except OSError as exc:
-        printer.diagnostic(Diagnostic(name, 0, "io.read", exc.strerror or str(exc)))
-        return FileReport(name, Verdict.UNREADABLE, 0, 0, 1)
     finally:
         if close:
             stream.close()

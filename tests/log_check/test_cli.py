@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import errno
+import io
 import json
 import runpy
 import shlex
@@ -12,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from dsh_reference.log_check import main
+from dsh_reference.log_check import CheckOptions, Diagnostic, check_stream, main
 
 LARGE_LOG = Path(__file__).with_name("large_log.py")
 
@@ -120,3 +122,26 @@ def test_the_measurement_log_is_valid_and_has_the_asked_number_of_events(tmp_pat
         "kind": "file", "path": str(path), "verdict": "valid", "lines": 2006, "events": 2005,
         "diagnostics": 0,
     }
+
+
+class _FailingStream(io.BytesIO):
+    """Reads its content, then fails as a disk error would."""
+
+    def readline(self, size: int | None = -1) -> bytes:
+        line = super().readline(size)
+        if not line:
+            raise OSError(errno.EIO, "Input/output error")
+        return line
+
+
+def test_a_read_error_names_the_line_it_stopped_at(kit):
+    content = b'{"type":"session","id":"s"}\n{"type":"x","seq":1,"time":0,"data":null}\n'
+    found: list[Diagnostic] = []
+    report = check_stream("disk.jsonl", _FailingStream(content), CheckOptions(1024), found.append)
+    assert [d.text() for d in found] == [
+        "disk.jsonl:2: envelope.seq: event seq is 1, expected 0 (seqs count events from 0)",
+        "disk.jsonl:3: io.read: Input/output error",
+    ]
+    assert report.as_json() == {"kind": "file", "path": "disk.jsonl", "verdict": "unreadable",
+                                "lines": 2, "events": 1, "diagnostics": 2}
+    assert report.verdict.exit_code == 2
