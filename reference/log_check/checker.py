@@ -127,7 +127,8 @@ def check_stream(
     path: str, stream: BinaryIO, options: CheckOptions, emit: Emit
 ) -> FileReport:
     """Check the session file read from ``stream``, calling ``emit`` for each diagnostic
-    as it is found. Raises :class:`OSError` when reading fails."""
+    as it is found. A read error ends the check with an ``io.read`` diagnostic on the
+    line that could not be read."""
     check = _FileCheck(path, options, emit)
     lines: Iterable[RawLine] = physical_lines(stream, options.max_line_bytes)
     try:
@@ -136,6 +137,9 @@ def check_stream(
     except LineTooLong as exc:
         check.report(exc.number, "file.line-too-long", str(exc))
         return FileReport(path, Verdict.UNREADABLE, exc.number, check.events, check.diagnostics)
+    except OSError as exc:
+        check.report(check.lines + 1, "io.read", exc.strerror or str(exc))
+        return FileReport(path, Verdict.UNREADABLE, check.lines, check.events, check.diagnostics)
     check.end()
     verdict = Verdict.INVALID if check.diagnostics else Verdict.VALID
     return FileReport(path, verdict, check.lines, check.events, check.diagnostics)

@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 from collections.abc import Callable, Sequence
-from typing import BinaryIO, NoReturn, TextIO
+from typing import BinaryIO, TextIO
 
 from .checker import CheckOptions, check_stream
 from .diagnostics import Diagnostic, FileReport, Verdict
@@ -26,16 +26,6 @@ the dsh-time-context reading checks. Every problem is printed as
 violations, 2 some file could not be read to its end, or a usage error."""
 
 
-class _UsageError(Exception):
-    pass
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        self.print_usage(sys.stderr)
-        self.exit(2, f"{self.prog}: error: {message}\n")
-
-
 def _positive(text: str) -> int:
     try:
         value = int(text)
@@ -53,8 +43,8 @@ def _non_negative(text: str) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="dsh-log", description="Tools for DSH session log files.")
-    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    parser = argparse.ArgumentParser(prog="dsh-log", description="Tools for DSH session log files.")
+    commands = parser.add_subparsers(dest="command", required=True)
     check = commands.add_parser(
         "check", help="validate session log files", description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -134,9 +124,6 @@ def _read(
         return FileReport(name, Verdict.UNREADABLE, 0, 0, 1)
     try:
         return check_stream(name, stream, options, printer.diagnostic)
-    except OSError as exc:
-        printer.diagnostic(Diagnostic(name, 0, "io.read", exc.strerror or str(exc)))
-        return FileReport(name, Verdict.UNREADABLE, 0, 0, 1)
     finally:
         if close:
             stream.close()

@@ -34,12 +34,22 @@ _SURFACE_TYPES: Final = frozenset({"user/message", "assistant/message", "tool/re
 _SESSION_FORMAT_VERSION: Final = 0
 
 
+def _shown(value: object) -> str:
+    """A short rendering of an offending value (never recursive, never long)."""
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, Mapping):
+        return "an object"
+    text = to_js_json(value)
+    return text if len(text) <= 40 else f"{text[:37]}..."
+
+
 def _non_negative(value: object) -> bool:
     return is_safe_integer(value) and value >= 0
 
 
 def _keys(keys: list[str]) -> str:
-    return ", ".join(to_js_json(key) for key in keys)
+    return ", ".join(_shown(key) for key in keys)
 
 
 def is_header(value: object) -> bool:
@@ -60,7 +70,7 @@ def check_header(header: Mapping[str, object], *, official: bool) -> Problem | N
         if not (is_safe_integer(version) and version == _SESSION_FORMAT_VERSION):
             return "header.version", (
                 f"session header version must be {_SESSION_FORMAT_VERSION}, "
-                f"got {to_js_json(version) if 'version' in header else 'none'}"
+                f"got {_shown(version) if 'version' in header else 'none'}"
             )
     if ("createdAt" in header or official) and not _non_negative(header.get("createdAt")):
         return "header.created-at", (
@@ -93,7 +103,7 @@ def check_event(event: Mapping[str, object], expected_seq: int) -> Problem | Non
         return "envelope.type", "event type must be a non-empty string"
     seq = event["seq"]
     if not is_safe_integer(seq):
-        return "envelope.seq", f"event seq must be a safe integer, got {to_js_json(seq)}"
+        return "envelope.seq", f"event seq must be a safe integer, got {_shown(seq)}"
     if seq != expected_seq:
         return "envelope.seq", (
             f"event seq is {int(seq)}, expected {expected_seq} (seqs count events from 0)"
@@ -110,7 +120,7 @@ def _check_surface(kind: str, event: Mapping[str, object]) -> Problem | None:
         return None
     if kind not in _SURFACE_TYPES:
         return "envelope.surface", (
-            f"only message events carry surfaceOp or sourceEventSeqs, not {to_js_json(kind)}"
+            f"only message events carry surfaceOp or sourceEventSeqs, not {_shown(kind)}"
         )
     if "surfaceOp" in event:
         op = event["surfaceOp"]

@@ -22,6 +22,7 @@ from typing import Any, Final
 
 from dsh_reference.js_semantics import is_safe_integer
 from dsh_reference.time_context.core import (
+    NUMBERS_MESSAGE,
     OPEN_TURN_MESSAGE,
     TimeContextInvariantError,
     check_reading,
@@ -41,6 +42,26 @@ _ENDS_PROMPT_ASSEMBLY: Final = frozenset(
 )
 
 
+def _checked_reading(prefix: list[Mapping[str, Any]], event: Mapping[str, Any]) -> None:
+    """``check_reading``, with the two ways arbitrary JSON can make it raise otherwise
+    turned into diagnostics."""
+    try:
+        check_reading(prefix, event)
+    except TimeContextInvariantError:
+        raise
+    except ValueError:
+        # A turn or step number of more than 4,300 digits exceeds Python's int
+        # conversion; JavaScript reads it as Infinity, which is not a safe integer.
+        raise TimeContextInvariantError(NUMBERS_MESSAGE) from None
+    except RecursionError:
+        # The expected turn or step is rendered into the message; a value
+        # nested hundreds of levels deep cannot be.
+        raise TimeContextInvariantError(
+            "time-context reading cannot be checked: the open turn or step value is nested "
+            "too deeply to render"
+        ) from None
+
+
 class ReadingPlacement:
     """Feed every event in order to :meth:`check` (readings) and :meth:`observe` (all)."""
 
@@ -56,11 +77,10 @@ class ReadingPlacement:
         if not is_reading(event):
             return
         if not self._official:
-            prefix = [e for e in (self._turn, self._step) if e is not None]
-            check_reading(prefix, event)
+            _checked_reading([e for e in (self._turn, self._step) if e is not None], event)
             return
         try:
-            check_reading(self._official_prefix(), event)
+            _checked_reading(self._official_prefix(), event)
         except TimeContextInvariantError as exc:
             # With no open step the prefix is empty: the README's message for
             # that position is replaced by the official one.

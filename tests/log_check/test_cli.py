@@ -3,15 +3,18 @@
 
 from __future__ import annotations
 
+import errno
+import io
 import json
 import runpy
+import shlex
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from dsh_reference.log_check import main
+from dsh_reference.log_check import CheckOptions, Diagnostic, check_stream, main
 
 LARGE_LOG = Path(__file__).with_name("large_log.py")
 
@@ -101,7 +104,8 @@ def test_help_exits_0(capsys):
 def test_a_closed_pipe_ends_quietly(tmp_path, kit):
     path = kit.write_log(tmp_path / "many.jsonl", *({"x": i} for i in range(20_000)))
     done = subprocess.run(
-        f"{sys.executable} -m dsh_reference.log_check check --max-diagnostics 0 {path} | head -1",
+        f"{shlex.quote(sys.executable)} -m dsh_reference.log_check check --max-diagnostics 0 "
+        f"{shlex.quote(str(path))} | head -1",
         shell=True, capture_output=True, check=False, timeout=120,
     )
     assert done.stdout.startswith(f"{path}:2: envelope.missing".encode())
@@ -118,3 +122,26 @@ def test_the_measurement_log_is_valid_and_has_the_asked_number_of_events(tmp_pat
         "kind": "file", "path": str(path), "verdict": "valid", "lines": 2006, "events": 2005,
         "diagnostics": 0,
     }
+
+
+class _FailingStream(io.BytesIO):
+    """Reads its content, then fails as a disk error would."""
+
+    def readline(self, size: int | None = -1) -> bytes:
+        line = super().readline(size)
+        if not line:
+            raise OSError(errno.EIO, "Input/output error")
+        return line
+
+
+def test_a_read_error_names_the_line_it_stopped_at(kit):
+    content = b'{"type":"session","id":"s"}\n{"type":"x","seq":1,"time":0,"data":null}\n'
+    found: list[Diagnostic] = []
+    report = check_stream("disk.jsonl", _FailingStream(content), CheckOptions(1024), found.append)
+    assert [d.text() for d in found] == [
+        "disk.jsonl:2: envelope.seq: event seq is 1, expected 0 (seqs count events from 0)",
+        "disk.jsonl:3: io.read: Input/output error",
+    ]
+    assert report.as_json() == {"kind": "file", "path": "disk.jsonl", "verdict": "unreadable",
+                                "lines": 2, "events": 1, "diagnostics": 2}
+    assert report.verdict.exit_code == 2

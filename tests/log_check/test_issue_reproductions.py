@@ -114,3 +114,33 @@ def test_no_traceback_for_any_of_them_through_the_console_script(tmp_path):
     assert done.stderr == b""
     rules = [line.split(b": ")[1] for line in done.stdout.splitlines()]
     assert rules == [b"file.encoding", b"file.nesting", b"envelope.missing", b"file.torn"]
+
+
+READING = (
+    b'{"type":"user/message","seq":%d,"time":1767225600000,"data":{"content":[{"type":"text",'
+    b'"text":"Time sampled while preparing turn %s, step 1: 2026-01-01T00:00:00+00:00[UTC]'
+    b'\\nElapsed since the preceding model-visible message: 0s."}],"source":{"kind":"plugin",'
+    b'"plugin":"time-context"}}}\n'
+)
+
+
+def test_values_rendered_into_messages_never_raise(tmp_path, capsys):
+    deep = b"[" * 900 + b"]" * 900
+    path = tmp_path / "rendered.jsonl"
+    path.write_bytes(
+        b'{"type":"session","id":"s","version":' + deep + b"}\n"
+        + b'{"type":"t","seq":' + deep + b',"time":0,"data":null}\n'
+        + b'{"type":"t","seq":"' + b"x" * 10_000 + b'","time":0,"data":null}\n'
+        + _event(2, b'{"turn":' + deep + b"}", b"turn/start")
+        + READING % (3, b"1")
+        + _event(4, b'{"turn":1}', b"turn/start")
+        + READING % (5, b"9" * 5000)
+    )
+    assert _check(capsys, str(path)) == (1, [
+        f"{path}:1: header.version: session header version must be 0, got an array",
+        f"{path}:2: envelope.seq: event seq must be a safe integer, got an array",
+        f'{path}:3: envelope.seq: event seq must be a safe integer, got "{"x" * 36}...',
+        f"{path}:5: dsh-time-context: time-context reading cannot be checked: the open turn or "
+        "step value is nested too deeply to render",
+        f"{path}:7: dsh-time-context: time-context turn and step must be positive safe integers",
+    ])
