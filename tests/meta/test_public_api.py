@@ -27,7 +27,7 @@ def test_no_public_name_leaks_outside_all() -> None:
     submodules = {"agent", "clock", "contract", "driver", "errors", "host", "implementations",
                   "model", "persistence", "session", "tools", "tzdb", "virtual_loop",
                   "strategies", "report", "plugin", "fixture_options", "official",
-                  "budget", "json_limits"}
+                  "budget", "json_limits", "jsonl_store"}
     assert public - set(pytest_dsh.__all__) - submodules == {"annotations"}
 
 
