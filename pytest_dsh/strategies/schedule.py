@@ -242,25 +242,26 @@ def invalid_create_arguments() -> st.SearchStrategy[tuple[dict[str, Any], dict[s
     closed Schedule error, never a host error.
     """
     blank = st.builds(
-        lambda prompt, seconds: ({"prompt": prompt, "after_seconds": seconds}, dict(_PROMPT_ERROR)),
+        lambda prompt, seconds: ({"prompt": prompt, "after_seconds": seconds},
+                                 dict(_PROMPT_ERROR)),
         blank_prompts(),
         st.integers(1, 86_400),
     )
     after = st.builds(
-        lambda prompt, seconds: ({"prompt": prompt, "after_seconds": seconds}, dict(_AFTER_ERROR)),
+        lambda prompt, seconds: ({"prompt": prompt, "after_seconds": seconds},
+                                 dict(_AFTER_ERROR)),
         prompts(),
         _non_safe_positive(),
     )
     every_rule = st.builds(
-        lambda prompt, seconds: ({"prompt": prompt, "every_seconds": seconds}, dict(_EVERY_ERROR)),
+        lambda prompt, seconds: ({"prompt": prompt, "every_seconds": seconds},
+                                 dict(_EVERY_ERROR)),
         prompts(),
         _non_safe_integer(),
     )
     frequency = st.builds(
-        lambda prompt, seconds: (
-            {"prompt": prompt, "every_seconds": seconds},
-            dict(_FREQUENCY_ERROR),
-        ),
+        lambda prompt, seconds: ({"prompt": prompt, "every_seconds": seconds},
+                                 dict(_FREQUENCY_ERROR)),
         prompts(),
         st.integers(-_MAX_SAFE, 299),
     )
@@ -347,47 +348,37 @@ def malformed_at_strings(draw: st.DrawFn) -> AtCase:
         pattern, replacement = draw(st.sampled_from(_SHAPE_MUTATIONS))
         mutated = re.sub(pattern, replacement, base, count=1)
         if mutated == base or re.fullmatch(
-            r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,3})?(Z|[+-]\d\d:\d\d)",
-            mutated,
+            r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,3})?(Z|[+-]\d\d:\d\d)", mutated,
             flags=re.ASCII,
         ):
             mutated = base[:-1] if base.endswith("Z") else base + "x"
         return AtCase(at=mutated, code="invalid_rule", message=AT_SHAPE_MESSAGE, note=kind)
     if kind == "offset":
-        bad = draw(
-            st.one_of(
-                st.just("-00:00"),
-                st.builds(
-                    lambda h, m: f"+{h:02d}:{m:02d}", st.integers(24, 99), st.integers(0, 59)
-                ),
-                st.builds(
-                    lambda h, m: f"-{h:02d}:{m:02d}", st.integers(0, 23), st.integers(60, 99)
-                ),
-            )
-        )
+        bad = draw(st.one_of(
+            st.just("-00:00"),
+            st.builds(lambda h, m: f"+{h:02d}:{m:02d}", st.integers(24, 99), st.integers(0, 59)),
+            st.builds(lambda h, m: f"-{h:02d}:{m:02d}", st.integers(0, 23), st.integers(60, 99)),
+        ))
         stem = re.sub(r"(Z|[+-]\d\d:\d\d)$", "", base)
-        return AtCase(at=stem + bad, code="invalid_rule", message=INVALID_OFFSET_MESSAGE, note=kind)
+        return AtCase(at=stem + bad, code="invalid_rule", message=INVALID_OFFSET_MESSAGE,
+                      note=kind)
     year = draw(st.integers(1970, 2100))
     if kind == "calendar":
-        month, day = draw(
-            st.one_of(
-                st.tuples(st.sampled_from((0, 13, 14, 99)), st.integers(1, 28)),
-                st.tuples(st.integers(1, 12), st.sampled_from((0, 32, 99))),
-                st.tuples(st.sampled_from((4, 6, 9, 11)), st.just(31)),
-                st.tuples(st.just(2), st.integers(30, 31)),
-            )
-        )
+        month, day = draw(st.one_of(
+            st.tuples(st.sampled_from((0, 13, 14, 99)), st.integers(1, 28)),
+            st.tuples(st.integers(1, 12), st.sampled_from((0, 32, 99))),
+            st.tuples(st.sampled_from((4, 6, 9, 11)), st.just(31)),
+            st.tuples(st.just(2), st.integers(30, 31)),
+        ))
         if month == 2 and day == 29:  # pragma: no cover - not generated
             day = 30
         text = f"{year:04d}-{month:02d}-{day:02d}T12:00:00Z"
     else:
-        hour, minute, second = draw(
-            st.one_of(
-                st.tuples(st.integers(24, 99), st.integers(0, 59), st.integers(0, 59)),
-                st.tuples(st.integers(0, 23), st.integers(60, 99), st.integers(0, 59)),
-                st.tuples(st.integers(0, 23), st.integers(0, 59), st.integers(60, 99)),
-            )
-        )
+        hour, minute, second = draw(st.one_of(
+            st.tuples(st.integers(24, 99), st.integers(0, 59), st.integers(0, 59)),
+            st.tuples(st.integers(0, 23), st.integers(60, 99), st.integers(0, 59)),
+            st.tuples(st.integers(0, 23), st.integers(0, 59), st.integers(60, 99)),
+        ))
         text = f"{year:04d}-06-15T{hour:02d}:{minute:02d}:{second:02d}Z"
     return AtCase(at=text, code="invalid_rule", message=UNREAL_MESSAGE, note=kind)
 
@@ -439,8 +430,7 @@ def _transitions(zone: str) -> tuple[_Transition, ...]:
     for entry in tables.iterdir():
         if entry.name.endswith(".jsonl") and entry.name.split("-")[0].split(".")[0] == area:
             rows.extend(
-                row
-                for row in map(json.loads, entry.read_text("utf-8").splitlines())
+                row for row in map(json.loads, entry.read_text("utf-8").splitlines())
                 if row["zone"] == zone
             )
     rows.sort(key=lambda row: row["transition"])
@@ -452,15 +442,9 @@ def _transitions(zone: str) -> tuple[_Transition, ...]:
         )
         if row["offset_before"] == row["offset_after"]:
             continue
-        found.append(
-            _Transition(
-                zone,
-                _parse_instant(row["transition"]),
-                _parse_offset(row["offset_before"]),
-                _parse_offset(row["offset_after"]),
-                points,
-            )
-        )
+        found.append(_Transition(zone, _parse_instant(row["transition"]),
+                                 _parse_offset(row["offset_before"]),
+                                 _parse_offset(row["offset_after"]), points))
     return tuple(found)
 
 
@@ -469,11 +453,8 @@ def _isolated(transitions: Sequence[_Transition]) -> list[_Transition]:
     keep = []
     margin = 3 * 86_400_000
     for index, item in enumerate(transitions):
-        near = [
-            other
-            for other in transitions[max(0, index - 1) : index + 2]
-            if other is not item and abs(other.at_ms - item.at_ms) < margin
-        ]
+        near = [other for other in transitions[max(0, index - 1): index + 2]
+                if other is not item and abs(other.at_ms - item.at_ms) < margin]
         if not near:
             keep.append(item)
     return keep
@@ -542,22 +523,12 @@ def _record(draw: st.DrawFn, schedule_id: str, kind: str, target_ms: int) -> dic
     scheduled_at = iso_instant(target_ms)
     if kind == "after":
         seconds = draw(st.integers(1, 10**7))
-        return {
-            "id": schedule_id,
-            "kind": "after",
-            "prompt": prompt,
-            "afterSeconds": seconds,
-            "scheduledAt": scheduled_at,
-        }
+        return {"id": schedule_id, "kind": "after", "prompt": prompt, "afterSeconds": seconds,
+                "scheduledAt": scheduled_at}
     if kind == "every":
         seconds = draw(st.integers(300, 10**6))
-        return {
-            "id": schedule_id,
-            "kind": "every",
-            "prompt": prompt,
-            "everySeconds": seconds,
-            "scheduledAt": scheduled_at,
-        }
+        return {"id": schedule_id, "kind": "every", "prompt": prompt, "everySeconds": seconds,
+                "scheduledAt": scheduled_at}
     return {"id": schedule_id, "kind": "at", "prompt": prompt, "scheduledAt": scheduled_at}
 
 
@@ -606,18 +577,10 @@ def schedule_logs(
         else:
             target = _parse_instant(record["scheduledAt"])
             accepted = target + draw(st.integers(0, 10 * record["everySeconds"] * 1000))
-            written.append(
-                {
-                    "version": 1,
-                    "operation": "dispatch",
-                    "id": schedule_id,
-                    "acceptedAt": iso_instant(accepted),
-                }
-            )
-            active[schedule_id] = {
-                **record,
-                "scheduledAt": iso_instant(_next_target(record, accepted)),
-            }
+            written.append({"version": 1, "operation": "dispatch", "id": schedule_id,
+                            "acceptedAt": iso_instant(accepted)})
+            active[schedule_id] = {**record,
+                                   "scheduledAt": iso_instant(_next_target(record, accepted))}
     return ScheduleLog(tuple(written), tuple(active.values()), tuple(seen))
 
 
@@ -630,88 +593,39 @@ def _breaking_changes(log: ScheduleLog) -> list[tuple[str, dict[str, Any]]]:
         ("unknown operation", {"version": 1, "operation": "update", "id": "schedule-1"}),
         ("delete of an unknown id", {"version": 1, "operation": "delete", "id": "schedule-0"}),
         ("dispatch of an unknown id", {"version": 1, "operation": "dispatch", "id": "nope"}),
-        (
-            "extra field",
-            {
-                "version": 1,
-                "operation": "create",
-                "note": "x",
-                "schedule": {"id": "fresh", "kind": "at", "prompt": "p", "scheduledAt": far},
-            },
-        ),
-        (
-            "non-canonical scheduledAt",
-            {
-                "version": 1,
-                "operation": "create",
-                "schedule": {
-                    "id": "fresh",
-                    "kind": "at",
-                    "prompt": "p",
-                    "scheduledAt": "2027-06-01T00:00:00Z",
-                },
-            },
-        ),
-        (
-            "untrimmed prompt",
-            {
-                "version": 1,
-                "operation": "create",
-                "schedule": {"id": "fresh", "kind": "at", "prompt": "p\ufeff", "scheduledAt": far},
-            },
-        ),
+        ("extra field", {"version": 1, "operation": "create", "note": "x",
+                         "schedule": {"id": "fresh", "kind": "at", "prompt": "p",
+                                      "scheduledAt": far}}),
+        ("non-canonical scheduledAt", {"version": 1, "operation": "create",
+                                       "schedule": {"id": "fresh", "kind": "at", "prompt": "p",
+                                                    "scheduledAt": "2027-06-01T00:00:00Z"}}),
+        ("untrimmed prompt", {"version": 1, "operation": "create",
+                              "schedule": {"id": "fresh", "kind": "at", "prompt": "p\ufeff",
+                                           "scheduledAt": far}}),
     ]
     for sid in log.seen_ids:
-        options.append(
-            (
-                "reused id",
-                {
-                    "version": 1,
-                    "operation": "create",
-                    "schedule": {"id": sid, "kind": "at", "prompt": "again", "scheduledAt": far},
-                },
-            )
-        )
+        options.append(("reused id", {"version": 1, "operation": "create",
+                                      "schedule": {"id": sid, "kind": "at", "prompt": "again",
+                                                   "scheduledAt": far}}))
     for sid in inactive:
-        options.append(
-            ("delete of an inactive id", {"version": 1, "operation": "delete", "id": sid})
-        )
-        options.append(
-            ("dispatch of an inactive id", {"version": 1, "operation": "dispatch", "id": sid})
-        )
+        options.append(("delete of an inactive id", {"version": 1, "operation": "delete",
+                                                     "id": sid}))
+        options.append(("dispatch of an inactive id", {"version": 1, "operation": "dispatch",
+                                                       "id": sid}))
     for sid, record in active.items():
         if record["kind"] == "every":
-            options.append(
-                (
-                    "every dispatch without acceptedAt",
-                    {"version": 1, "operation": "dispatch", "id": sid},
-                )
-            )
+            options.append(("every dispatch without acceptedAt",
+                            {"version": 1, "operation": "dispatch", "id": sid}))
             early = iso_instant(_parse_instant(record["scheduledAt"]) - 1)
-            options.append(
-                (
-                    "every dispatch before its target",
-                    {"version": 1, "operation": "dispatch", "id": sid, "acceptedAt": early},
-                )
-            )
+            options.append(("every dispatch before its target",
+                            {"version": 1, "operation": "dispatch", "id": sid,
+                             "acceptedAt": early}))
         else:
-            options.append(
-                (
-                    "one-shot dispatch with acceptedAt",
-                    {
-                        "version": 1,
-                        "operation": "dispatch",
-                        "id": sid,
-                        "acceptedAt": record["scheduledAt"],
-                    },
-                )
-            )
-        options.append(
-            (
-                "delete with an extra field",
-                {"version": 1, "operation": "delete", "id": sid, "why": "x"},
-            )
-        )
+            options.append(("one-shot dispatch with acceptedAt",
+                            {"version": 1, "operation": "dispatch", "id": sid,
+                             "acceptedAt": record["scheduledAt"]}))
+        options.append(("delete with an extra field",
+                        {"version": 1, "operation": "delete", "id": sid, "why": "x"}))
     return options
 
 
