@@ -189,7 +189,6 @@ class HostDriver(Protocol):
         seed_length: int | None = None,
     ) -> AgentDriver:
         """A new agent; ``seed_length`` sets the header's ``seedLength``."""
-
     def fork(self, agent: AgentDriver) -> AgentDriver: ...
     def resume(self, session_id: str) -> AgentDriver: ...
     def crash(self) -> None: ...
@@ -197,7 +196,6 @@ class HostDriver(Protocol):
     def flush_session(self, agent: AgentDriver) -> bool:
         """The host flushes ``agent``'s session itself (as its persistence does
         between turns); the fault plan applies. True when durable."""
-
     def add_pre_step_probe(
         self, mode: ProbeMode = "record", *, only: tuple[int, int] | None = None
     ) -> PreStepProbe: ...

@@ -28,7 +28,8 @@ def test_no_public_name_leaks_outside_all() -> None:
     submodules = {"agent", "clock", "contract", "driver", "errors", "host", "implementations",
                   "model", "pending", "persistence", "session", "tools", "tzdb", "virtual_loop",
                   "strategies", "report", "plugin", "fixture_options", "official",
-                  "budget", "json_limits", "npm"}
+                  "budget", "json_limits", "npm",
+                  "jsonl_store"}
     assert public - set(pytest_dsh.__all__) - submodules == {"annotations"}
 
 
