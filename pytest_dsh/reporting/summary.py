@@ -70,10 +70,13 @@ def header_lines(document: Mapping[str, Any]) -> list[str]:
 
 
 def verdict_lines(document: Mapping[str, Any]) -> list[str]:
-    """One line per level and plugin: ``readme  schedule  conforms (12 passed)``."""
+    """One line per level and plugin that had tests selected:
+    ``readme  schedule      conforms (12 passed)``."""
     lines = []
     for level, entry in document["verdict"]["levels"].items():
         for plugin, one in entry["plugins"].items():
+            if not any(one["counts"].values()):
+                continue  # nothing of this level and plugin was selected
             note = f"; {one['note']}" if one["note"] else ""
             lines.append(
                 f"{level:<7} {plugin:<13} {one['verdict']} ({describe_counts(one['counts'])}{note})"
