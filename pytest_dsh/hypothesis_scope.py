@@ -27,7 +27,11 @@ __all__ = ["SuiteHypothesis", "register_profiles"]
 def register_profiles() -> None:
     from hypothesis import HealthCheck, settings
 
-    settings.register_profile("dsh", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    # derandomize is explicit: Hypothesis's own CI detection must not decide
+    # whether the seed in the header is the one used.
+    settings.register_profile(
+        "dsh", deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=False
+    )
     settings.register_profile(
         "dsh-ci", parent=settings.get_profile("dsh"), derandomize=True, print_blob=True
     )

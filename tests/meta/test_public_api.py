@@ -26,7 +26,8 @@ def test_no_public_name_leaks_outside_all() -> None:
     public = {name for name in vars(pytest_dsh) if not name.startswith(("_", "@"))}
     submodules = {"agent", "clock", "contract", "driver", "errors", "host", "implementations",
                   "model", "persistence", "session", "tools", "tzdb", "virtual_loop",
-                  "strategies", "report", "plugin", "fixture_options", "official"}
+                  "strategies", "reporting", "plugin", "fixture_options", "official",
+                  "expectations", "hypothesis_scope", "suite_items"}
     assert public - set(pytest_dsh.__all__) - submodules == {"annotations"}
 
 
