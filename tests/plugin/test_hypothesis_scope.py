@@ -38,7 +38,8 @@ def test_its_profile_survives_a_run_of_the_suite_in_the_same_session(pytester):
     result = pytester.runpytest(
         "-p", "no:randomly", "--dsh-impl=reference", "test_unrelated.py",
         "--pyargs", "dsh_conformance.time_context", "-k",
-        "unrelated or test_timestamps_match_an_independent_rendering or test_both_keys_are_optional",
+        "unrelated or test_timestamps_match_an_independent_rendering "
+        "or test_both_keys_are_optional",
     )
     result.assert_outcomes(passed=5)
 
@@ -63,7 +64,8 @@ def test_the_suite_runs_under_its_own_profile(pytester, monkeypatch):
     )
     pytester.syspathinsert()
     result = pytester.runpytest(
-        "-p", "profileprobe", "-s", "--dsh-impl=reference", "--pyargs", "dsh_conformance.time_context",
+        "-p", "profileprobe", "-s", "--dsh-impl=reference",
+        "--pyargs", "dsh_conformance.time_context",
         "-k", "test_timestamps_match_an_independent_rendering",
     )
     result.stdout.fnmatch_lines(["*PROFILES dsh AFTER mine*"])
