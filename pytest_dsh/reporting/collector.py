@@ -61,6 +61,8 @@ class ReportCollector:
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        if session.config.option.collectonly:
+            return  # nothing was meant to run: no verdict
         self.document = build_document(self._info(), list(self.results.values()), exitstatus)
         session.exitstatus = self.document["verdict"]["exit_status"]
         if self._report is not None:
