@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Final, TypedDict, final
 
 from pytest_dsh.official._driver import BridgeHostDriver
+from pytest_dsh.official._process import locate_bridge, locate_node
 
 __all__ = [
     "OFFICIAL_SCHEDULE_VERSION",
@@ -78,6 +79,11 @@ class OfficialImplementation:
         {"schedule", "schedule-invariant", "time-context", "time-context-invariant", "process-zone"}
     )
     expected_failures: Mapping[str, str] = field(default_factory=_expected_failures)
+
+    def check_ready(self) -> None:
+        """Raise :class:`BridgeUnavailableError` once, before any test runs,
+        when the bridge or its Node runtime is missing."""
+        locate_node(locate_bridge())
 
     def open_host(
         self, *, start_ms: int, withhold: frozenset[str] = frozenset()

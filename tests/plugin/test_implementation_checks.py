@@ -125,3 +125,11 @@ def test_the_reference_and_official_implementations_pass_the_checks():
 
     assert check_implementation(REFERENCE) == []
     assert check_implementation(OFFICIAL) == []
+
+
+def test_the_official_build_without_its_bridge_is_one_usage_error(pytester, monkeypatch, tmp_path):
+    # Issue item 7: not 123 repeated BridgeUnavailableErrors.
+    monkeypatch.setenv("DSH_BRIDGE_DIR", str(tmp_path / "no-bridge-here"))
+    pytester.makepyfile("def test_x(dsh_host):\n    pass\n")
+    result = pytester.runpytest("--dsh-impl=official")
+    _single_usage_error(result, "*--dsh-impl: DSH_BRIDGE_DIR=*is not the pytest-dsh bridge*")
