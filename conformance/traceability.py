@@ -63,6 +63,8 @@ class Sentence:
     #: English README).
     english: str = ""
     section_english: str = ""
+    #: The nearest heading that groups sections (in English), or "".
+    group: str = ""
 
     @property
     def plugin(self) -> str:
@@ -95,25 +97,36 @@ def spec_sentences(prefix: str) -> list[Sentence]:
     """The sentences of the README registered under ``prefix`` (``SCH``/``TC``)."""
     text = _read(SPEC_FILES[prefix])
     section = "(preamble)"
-    items: list[tuple[str, str]] = []
+    # A heading directly followed by another one groups the sections below it
+    # ("Due reminder follow-up" > "What the model sees").
+    group = ""
+    previous_heading = False
+    items: list[tuple[str, str, str]] = []
     for raw in text.splitlines():
         line = raw.rstrip()
         stripped = line.strip()
         if not stripped or _CHROME.match(stripped):
             continue
-        if _LITERAL.match(line):
-            items.append((section, stripped))
-        elif _is_heading(stripped):
+        heading = not _LITERAL.match(line) and _is_heading(stripped)
+        if heading:
+            if previous_heading:
+                group = section
             section = stripped
+        elif _LITERAL.match(line):
+            items.append((group, section, stripped))
         else:
-            items.extend((section, sentence) for sentence in _split(stripped))
+            items.extend((group, section, sentence) for sentence in _split(stripped))
+        previous_heading = heading
     sections, sentences = _english(prefix)
     result = []
-    for index, (section, sentence) in enumerate(items, start=1):
+    for index, (group, section, sentence) in enumerate(items, start=1):
         sentence_id = f"{prefix}-{index:03d}"
         english = sentences.get(sentence_id, sentence)
         result.append(
-            Sentence(sentence_id, section, sentence, english, sections.get(section, section))
+            Sentence(
+                sentence_id, section, sentence, english, sections.get(section, section),
+                sections.get(group, group),
+            )
         )
     return result
 

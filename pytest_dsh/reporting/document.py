@@ -153,14 +153,22 @@ def _sections(results: Sequence[TestResult]) -> list[dict[str, Any]]:
             tests_of[sentence_id].append(result.id)
     sections: list[dict[str, Any]] = []
     for prefix in SPEC_FILES:
-        for sentence in spec_sentences(prefix):
-            if not sections or sections[-1]["original_title"] != sentence.section or (
+        readme = spec_sentences(prefix)
+        # A title used under several groups ("What the model sees") is qualified.
+        groups_of: dict[str, set[str]] = defaultdict(set)
+        for sentence in readme:
+            groups_of[sentence.section].add(sentence.group)
+        for sentence in readme:
+            title = sentence.section_english or sentence.section
+            if len(groups_of[sentence.section]) > 1 and sentence.group:
+                title = f"{sentence.group} › {title}"
+            if not sections or sections[-1]["title"] != title or (
                 sections[-1]["plugin"] != sentence.plugin
             ):
                 sections.append(
                     {
                         "plugin": sentence.plugin,
-                        "title": sentence.section_english or sentence.section,
+                        "title": title,
                         "original_title": sentence.section,
                         "sentences": [],
                     }
