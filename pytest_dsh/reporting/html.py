@@ -131,6 +131,19 @@ def render_html(document: Mapping[str, Any]) -> str:
     out.append(f'<section id="failures"><h2>Failures ({len(failing)})</h2>')
     out += [_failure(test) for test in failing] or ["<p>None.</p>"]
     out.append("</section>")
+    known = [t for t in document["tests"] if t["outcome"] == "xfailed"]
+    if known:
+        out.append(
+            f'<section id="known"><h2>Known failures ({len(known)})</h2><details>'
+            "<summary>Listed expectations that failed as expected</summary><table>"
+            "<tr><th>test</th><th>reason</th></tr>"
+        )
+        out += [
+            f"<tr><td><code>{escape(t['id'])}</code></td>"
+            f"<td>{escape(t['known_failure'] or '')}</td></tr>"
+            for t in known
+        ]
+        out.append("</table></details></section>")
     out.append('<section id="readme"><h2>README sentences and their tests</h2>')
     for section in document["sections"]:
         ids = [test_id for s in section["sentences"] for test_id in s["tests"]]

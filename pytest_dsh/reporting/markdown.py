@@ -54,6 +54,10 @@ def render_markdown(document: Mapping[str, Any]) -> str:
             ]
             lines += _fence(test["message"] or test["outcome"])
             lines += ["", "Rerun:", "", *_fence(test["rerun"]), ""]
+    known = [t for t in document["tests"] if t["outcome"] == "xfailed"]
+    if known:
+        lines += ["", f"## Known failures ({len(known)})", "", "| test | reason |", "|---|---|"]
+        lines += [f"| `{t['id']}` | {_cell(t['known_failure'] or '')} |" for t in known]
     lines += ["", "## README sentences and their tests"]
     for section in document["sections"]:
         title = section["title"]

@@ -121,3 +121,18 @@ def test_a_printed_rerun_command_of_a_suite_test_runs_that_test(pytester):
     )
     assert rerun.returncode == 0, rerun.stdout + rerun.stderr
     assert "1 passed" in rerun.stdout
+
+
+def test_known_failures_are_listed_with_their_reasons(impls, failing_test, tmp_path):
+    impls.makepyfile(test_failing=failing_test)
+    impls.makepyfile(
+        more_impls="from impls import FULL\nimport dataclasses\n"
+        "KNOWN = dataclasses.replace(FULL, expected_failures={"
+        "'test_failing.py::test_interval_must_be_safe': 'we accept -1 (ticket 7)'})\n"
+    )
+    impls.runpytest("--dsh-impl=more_impls:KNOWN", "--dsh-report=out")
+    markdown = (impls.path / "out" / "report.md").read_text("utf-8")
+    assert "## Known failures (1)" in markdown
+    assert "| `test_failing.py::test_interval_must_be_safe` | we accept -1 (ticket 7) |" in markdown
+    html = (impls.path / "out" / "report.html").read_text("utf-8")
+    assert '<section id="known"><h2>Known failures (1)</h2>' in html
