@@ -98,7 +98,7 @@ def spec_sentences(prefix: str) -> list[Sentence]:
     text = _read(SPEC_FILES[prefix])
     section = "(preamble)"
     # A heading directly followed by another one groups the sections below it
-    # ("Due reminder follow-up" > "What the model sees").
+    # ("Due reminder follow-up", then "What the model sees").
     group = ""
     previous_heading = False
     items: list[tuple[str, str, str]] = []

@@ -161,7 +161,7 @@ def _sections(results: Sequence[TestResult]) -> list[dict[str, Any]]:
         for sentence in readme:
             title = sentence.section_english or sentence.section
             if len(groups_of[sentence.section]) > 1 and sentence.group:
-                title = f"{sentence.group} › {title}"
+                title = f"{sentence.group}: {title}"
             if not sections or sections[-1]["title"] != title or (
                 sections[-1]["plugin"] != sentence.plugin
             ):
