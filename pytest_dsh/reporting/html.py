@@ -36,7 +36,8 @@ pre{background:#f6f8fa;padding:.5rem;overflow-x:auto;white-space:pre-wrap;margin
 .original{color:#57606a;margin-top:.2rem}
 .level{font-size:.75rem;color:#57606a}
 details{margin:.6rem 0}summary{cursor:pointer;font-weight:600}
-ul.tests{margin:0;padding-left:1rem}
+ul.tests{margin:0;padding-left:1rem}ul.tests code{word-break:break-all}
+td.sentence{width:42%}td.id{white-space:nowrap}
 """
 
 
@@ -149,7 +150,7 @@ def render_html(document: Mapping[str, Any]) -> str:
         ids = [test_id for s in section["sentences"] for test_id in s["tests"]]
         bad = any(tests[i]["outcome"] in ("failed", "error", "xpassed") for i in ids if i in tests)
         title = section["title"]
-        if section["original_title"] != title:
+        if section["original_title"] not in title:
             title += f" · {section['original_title']}"
         anchor = _slug(f"{section['plugin']}-{section['title']}")
         out.append(
@@ -164,7 +165,8 @@ def render_html(document: Mapping[str, Any]) -> str:
                 if sentence["original"] else ""
             )
             out.append(
-                f"<tr><td>{escape(sentence['id'])}</td><td>{escape(sentence['text'])}{original}"
+                f'<tr><td class="id">{escape(sentence["id"])}</td>'
+                f'<td class="sentence">{escape(sentence["text"])}{original}'
                 f"</td><td>{_groups(group_tests(sentence['tests'], tests))}</td></tr>"
             )
         out.append("</table></details>")

@@ -61,7 +61,7 @@ def render_markdown(document: Mapping[str, Any]) -> str:
     lines += ["", "## README sentences and their tests"]
     for section in document["sections"]:
         title = section["title"]
-        if section["original_title"] != title:
+        if section["original_title"] not in title:
             title += f" ({section['original_title']})"
         lines += ["", f"### {section['plugin']}: {title}", ""]
         lines += ["| id | sentence | tests |", "|---|---|---|"]
