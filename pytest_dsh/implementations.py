@@ -263,8 +263,9 @@ def check_implementation(obj: Implementation) -> list[str]:
 
     Checks the declared fields, that every capability is known and, for an
     implementation that lists its ``plugins``, that they are a mapping of known
-    plugin names to factories (``name``, ``requires``, ``load``) and that every
-    declared capability is backed by a plugin."""
+    plugin names (to factories with ``name``, ``requires`` and ``load`` for a
+    :class:`PythonImplementation`) and that every declared capability is
+    backed by a plugin."""
     problems: list[str] = []
     if not isinstance(obj.name, str) or not obj.name.strip():
         problems.append(f"name must be a non-empty string, got {obj.name!r}")
@@ -304,7 +305,8 @@ def check_implementation(obj: Implementation) -> list[str]:
                 f"unknown plugin name {key!r}; the suite loads {', '.join(sorted(KNOWN_PLUGINS))}"
             )
             continue
-        problems.extend(_check_factory(key, factory))
+        if isinstance(obj, PythonImplementation):  # others may map names to e.g. npm specs
+            problems.extend(_check_factory(key, factory))
     for capability in sorted(set(capabilities) & KNOWN_CAPABILITIES):
         plugin = CAPABILITY_PLUGINS[capability]
         if plugin not in plugins:
