@@ -27,7 +27,7 @@ def test_no_public_name_leaks_outside_all() -> None:
     submodules = {"agent", "clock", "contract", "driver", "errors", "host", "implementations",
                   "model", "persistence", "session", "tools", "tzdb", "virtual_loop",
                   "strategies", "reporting", "plugin", "fixture_options", "official",
-                  "expectations", "hypothesis_scope", "suite_items"}
+                  "expectations", "hypothesis_scope", "suite_items", "conformance_cli"}
     assert public - set(pytest_dsh.__all__) - submodules == {"annotations"}
 
 
