@@ -17,6 +17,7 @@ from pytest_dsh.expectations import (
     unknown_test_ids,
 )
 from pytest_dsh.implementations import conformance_root
+from pytest_dsh.reporting import report_schema
 
 VALID = {
     "format": "dsh-expectations/1",
@@ -166,7 +167,9 @@ def test_one_section_run_keeps_package_relative_ids(pytester):
         "-k", "test_both_keys_are_optional", "--dsh-report=out.json",
     )
     assert result.ret == 0
-    tests = json.loads((pytester.path / "out.json").read_text())["tests"]
+    document = json.loads((pytester.path / "out.json").read_text())
+    jsonschema.validate(document, report_schema())
+    tests = document["tests"]
     assert [t["id"] for t in tests] == [
         "time_context/test_configuration.py::test_both_keys_are_optional"
     ]
