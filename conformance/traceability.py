@@ -5,6 +5,11 @@ an id in document order: ``SCH-001`` ... for dsh-schedule and ``TC-001`` ... for
 dsh-time-context (whose authoritative text is the Chinese README). Tests name
 the sentences they check with ``@pytest.mark.spec("SCH-012", ...)``.
 
+Each sentence also carries its English text: the schedule README is English;
+the time-context renderings are in ``spec/dsh-time-context.sentences.en.json``
+(taken from ``spec/dsh-time-context.README.en.md``), so reports can show the
+English beside the authoritative Chinese.
+
 ``python -m dsh_conformance.traceability --list`` prints the ids and sentences;
 ``--write PATH`` renders ``docs/traceability.md`` from the sentences and the test
 ids collected for each; ``--check PATH`` fails when the committed report differs
@@ -21,18 +26,23 @@ is ignored.
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib.resources
+import json
 import re
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-__all__ = ["SPEC_FILES", "Sentence", "render_report", "spec_sentences"]
+__all__ = ["PLUGINS", "SPEC_FILES", "Sentence", "all_sentences", "render_report", "spec_sentences"]
 
 SPEC_FILES: Mapping[str, str] = {
     "SCH": "dsh-schedule.README.txt",
     "TC": "dsh-time-context.README.zh.txt",
 }
+#: The plugin each README specifies.
+PLUGINS: Mapping[str, str] = {"SCH": "schedule", "TC": "time-context"}
+_ENGLISH: Mapping[str, str] = {"TC": "dsh-time-context.sentences.en.json"}
 
 _CHROME = re.compile(r"^(English \| 中文|@deepseek-ai/\S+|[\d.]+ KiB Raw Blame.*)$")
 _LITERAL = re.compile(
@@ -49,10 +59,29 @@ class Sentence:
     id: str
     section: str
     text: str
+    #: English text and section title (the same as ``text``/``section`` for an
+    #: English README).
+    english: str = ""
+    section_english: str = ""
+    #: The nearest heading that groups sections (in English), or "".
+    group: str = ""
+
+    @property
+    def plugin(self) -> str:
+        return PLUGINS[self.id.split("-", 1)[0]]
 
 
 def _read(name: str) -> str:
     return importlib.resources.files("dsh_conformance.spec").joinpath(name).read_text("utf-8")
+
+
+@functools.cache
+def _english(prefix: str) -> tuple[Mapping[str, str], Mapping[str, str]]:
+    """(section titles, sentences) in English for a README that is not."""
+    if prefix not in _ENGLISH:
+        return {}, {}
+    document = json.loads(_read(_ENGLISH[prefix]))
+    return document["sections"], document["sentences"]
 
 
 def _is_heading(line: str) -> bool:
@@ -68,22 +97,38 @@ def spec_sentences(prefix: str) -> list[Sentence]:
     """The sentences of the README registered under ``prefix`` (``SCH``/``TC``)."""
     text = _read(SPEC_FILES[prefix])
     section = "(preamble)"
-    items: list[tuple[str, str]] = []
+    # A heading directly followed by another one groups the sections below it
+    # ("Due reminder follow-up", then "What the model sees").
+    group = ""
+    previous_heading = False
+    items: list[tuple[str, str, str]] = []
     for raw in text.splitlines():
         line = raw.rstrip()
         stripped = line.strip()
         if not stripped or _CHROME.match(stripped):
             continue
-        if _LITERAL.match(line):
-            items.append((section, stripped))
-        elif _is_heading(stripped):
+        heading = not _LITERAL.match(line) and _is_heading(stripped)
+        if heading:
+            if previous_heading:
+                group = section
             section = stripped
+        elif _LITERAL.match(line):
+            items.append((group, section, stripped))
         else:
-            items.extend((section, sentence) for sentence in _split(stripped))
-    return [
-        Sentence(f"{prefix}-{index:03d}", section, sentence)
-        for index, (section, sentence) in enumerate(items, start=1)
-    ]
+            items.extend((group, section, sentence) for sentence in _split(stripped))
+        previous_heading = heading
+    sections, sentences = _english(prefix)
+    result = []
+    for index, (group, section, sentence) in enumerate(items, start=1):
+        sentence_id = f"{prefix}-{index:03d}"
+        english = sentences.get(sentence_id, sentence)
+        result.append(
+            Sentence(
+                sentence_id, section, sentence, english, sections.get(section, section),
+                sections.get(group, group),
+            )
+        )
+    return result
 
 
 def all_sentences() -> list[Sentence]:
@@ -118,14 +163,14 @@ def collect_coverage(args: Iterable[str] = ()) -> dict[str, list[str]]:
     to the ids of the tests marked with them."""
     import pytest
 
-    from pytest_dsh.implementations import suite_test_id
+    from pytest_dsh.implementations import stable_test_id
 
     coverage: dict[str, list[str]] = {}
 
     class Collector:
         def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
             for item in items:
-                test_id = suite_test_id(item.nodeid)
+                test_id = stable_test_id(item.path, item.nodeid)
                 for mark in item.iter_markers("spec"):
                     for sentence_id in mark.args:
                         coverage.setdefault(sentence_id, []).append(test_id)

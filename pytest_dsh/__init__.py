@@ -6,43 +6,83 @@ Public API (pinned by a test so nothing leaks or vanishes by accident):
 * the fake host and its driver: :class:`FakeHost`, :class:`HostDriver`,
   :class:`AgentDriver`, :class:`FaultPlan`, :class:`ModelReply`;
 * implementations: :class:`Implementation`, :class:`PythonImplementation`,
-  :class:`NodeImplementation` (npm packages), :func:`resolve_implementation`;
+  :func:`resolve_implementation`;
 * pinned time-zone data: :func:`pinned_zone`, :data:`TZDATA_VERSION`.
+
+Names are imported on first use (module ``__getattr__``): importing
+:mod:`pytest_dsh.contract`, which every plugin does, pulls in neither pytest,
+Hypothesis nor the fake host.
 """
 
 from __future__ import annotations
 
+import importlib as _importlib
+import typing as _typing
+
 __version__ = "0.1.0"
 
-from pytest_dsh.clock import NODE_MAX_TIMER_DELAY_MS, VirtualClock
-from pytest_dsh.driver import (
-    AgentDriver,
-    HostDriver,
-    PreStepProbe,
-    ProbeCall,
-    PythonAgentDriver,
-    PythonHostDriver,
-)
-from pytest_dsh.errors import (
-    AgentVetoedError,
-    DshKitError,
-    HostStuckError,
-    ImplementationError,
-    PluginLoadError,
-    UnknownPluginError,
-)
-from pytest_dsh.host import FakeHost
-from pytest_dsh.implementations import (
-    Implementation,
-    PythonImplementation,
-    available_implementations,
-    resolve_implementation,
-)
-from pytest_dsh.model import ModelReply, reply_text, reply_tools
-from pytest_dsh.npm import NodeImplementation
-from pytest_dsh.persistence import FaultPlan, FlushRecord
-from pytest_dsh.tools import ToolOutcome
-from pytest_dsh.tzdb import TZDATA_VERSION, pinned_zone, pinned_zone_keys
+_EXPORTS: dict[str, str] = {
+    "NODE_MAX_TIMER_DELAY_MS": "pytest_dsh.clock",
+    "VirtualClock": "pytest_dsh.clock",
+    "AgentDriver": "pytest_dsh.driver",
+    "HostDriver": "pytest_dsh.driver",
+    "PreStepProbe": "pytest_dsh.driver",
+    "ProbeCall": "pytest_dsh.driver",
+    "PythonAgentDriver": "pytest_dsh.driver",
+    "PythonHostDriver": "pytest_dsh.driver",
+    "AgentVetoedError": "pytest_dsh.errors",
+    "DshKitError": "pytest_dsh.errors",
+    "HostStuckError": "pytest_dsh.errors",
+    "ImplementationError": "pytest_dsh.errors",
+    "PluginLoadError": "pytest_dsh.errors",
+    "UnknownPluginError": "pytest_dsh.errors",
+    "FakeHost": "pytest_dsh.host",
+    "Implementation": "pytest_dsh.implementations",
+    "PythonImplementation": "pytest_dsh.implementations",
+    "available_implementations": "pytest_dsh.implementations",
+    "resolve_implementation": "pytest_dsh.implementations",
+    "ModelReply": "pytest_dsh.model",
+    "NodeImplementation": "pytest_dsh.npm",
+    "reply_text": "pytest_dsh.model",
+    "reply_tools": "pytest_dsh.model",
+    "FaultPlan": "pytest_dsh.persistence",
+    "FlushRecord": "pytest_dsh.persistence",
+    "ToolOutcome": "pytest_dsh.tools",
+    "TZDATA_VERSION": "pytest_dsh.tzdb",
+    "pinned_zone": "pytest_dsh.tzdb",
+    "pinned_zone_keys": "pytest_dsh.tzdb",
+}
+
+if _typing.TYPE_CHECKING:
+    from pytest_dsh.clock import NODE_MAX_TIMER_DELAY_MS, VirtualClock
+    from pytest_dsh.driver import (
+        AgentDriver,
+        HostDriver,
+        PreStepProbe,
+        ProbeCall,
+        PythonAgentDriver,
+        PythonHostDriver,
+    )
+    from pytest_dsh.errors import (
+        AgentVetoedError,
+        DshKitError,
+        HostStuckError,
+        ImplementationError,
+        PluginLoadError,
+        UnknownPluginError,
+    )
+    from pytest_dsh.host import FakeHost
+    from pytest_dsh.implementations import (
+        Implementation,
+        PythonImplementation,
+        available_implementations,
+        resolve_implementation,
+    )
+    from pytest_dsh.model import ModelReply, reply_text, reply_tools
+    from pytest_dsh.npm import NodeImplementation
+    from pytest_dsh.persistence import FaultPlan, FlushRecord
+    from pytest_dsh.tools import ToolOutcome
+    from pytest_dsh.tzdb import TZDATA_VERSION, pinned_zone, pinned_zone_keys
 
 __all__ = [
     "NODE_MAX_TIMER_DELAY_MS",
@@ -76,3 +116,16 @@ __all__ = [
     "reply_tools",
     "resolve_implementation",
 ]
+
+
+def __getattr__(name: str) -> object:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'pytest_dsh' has no attribute {name!r}")
+    value = getattr(_importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

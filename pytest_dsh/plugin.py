@@ -4,45 +4,61 @@ Options (each with an ini twin where it makes sense):
 
 ``--dsh-impl NAME`` / ini ``dsh_impl``
     The implementation under test: an entry-point name of group ``dsh.impl``
-    (``reference`` ships with the kit) or ``package.module:attribute``.
+    (``reference`` ships with the kit) or ``package.module:attribute``. It is
+    checked before anything runs; a problem is one usage error.
+``--dsh-level {readme,compat,all}`` / ini ``dsh_level``
+    Requirement levels to run: ``readme`` tests check README sentences,
+    ``compat`` tests pin details the README leaves open (default ``all``).
+``--dsh-expectations PATH`` / ini ``dsh_expectations``
+    Known failures in the ``dsh-expectations/1`` format
+    (:mod:`pytest_dsh.expectations`), added to the implementation's own.
+``--dsh-report PATH`` / ini ``dsh_report``
+    Write the conformance report: ``PATH.html``, ``PATH.json`` or ``PATH.md``
+    in that format, any other path as a folder with all three.
 ``--dsh-list-impls``
     Print the installed implementations and exit.
-``--dsh-report PATH``
-    Also write a Markdown conformance report to ``PATH``.
 ``--dsh-dst-table {sample,full}``
     Replay a deterministic sample of the DST regression tables, or all of them.
 ``--dsh-update-golden``
     Regenerate golden fixture files instead of failing on drift (never in CI).
 
+With an implementation under test, every run ends with a verdict
+(:mod:`pytest_dsh.reporting.verdicts`) that sets the exit status: 0 conforms
+(with or without known failures), 1 does not conform, 6 not assessed.
+
 Fixtures: :func:`dsh_implementation`, :func:`dsh_host`, :func:`dsh_host_factory`.
 No fixture is autouse: tests that do not ask for a host get none.
 Markers: ``dsh_requires(*capabilities)`` skips, with the reason, a test whose
-capability the implementation does not declare.
+capability the implementation does not declare; ``spec(*sentence_ids)`` and
+``compat(*pinned_detail_ids)`` say what a test checks.
 """
 
 from __future__ import annotations
 
-import os
 import pathlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
+from dataclasses import dataclass, field
 
 import pytest
 
 from pytest_dsh import __version__, fixture_options
 from pytest_dsh.driver import HostDriver
-from pytest_dsh.errors import ImplementationError
+from pytest_dsh.errors import DshKitError
+from pytest_dsh.expectations import Expectations, load_expectations_file, unknown_test_ids
 from pytest_dsh.fixture_options import dsh_update_golden  # noqa: F401  (a fixture)
+from pytest_dsh.hypothesis_scope import SuiteHypothesis
 from pytest_dsh.implementations import (
     Implementation,
     available_implementations,
+    conformance_root,
     resolve_implementation,
-    suite_test_id,
 )
 from pytest_dsh.npm import options as npm_options
-from pytest_dsh.report import ConformanceReport
+from pytest_dsh.reporting import ReportCollector, RunInfo, TestResult
+from pytest_dsh.suite_items import LEVELS, describe_item, in_suite
 from pytest_dsh.tzdb import TZDATA_VERSION, iana_release
 
-__all__ = ["DEFAULT_START_MS"]
+__all__ = ["DEFAULT_START_MS", "DshRun", "resolve_configured_implementation"]
 
 pytest_plugins = ["pytest_dsh.budget"]  # the per-test budget: options and hooks
 
@@ -50,8 +66,24 @@ pytest_plugins = ["pytest_dsh.budget"]  # the per-test budget: options and hooks
 #: 2026-01-01T00:00:00.000Z.
 DEFAULT_START_MS = 1_767_225_600_000
 
-_IMPL_KEY = pytest.StashKey[Implementation | None]()
 _HOST_FIXTURES = frozenset({"dsh_implementation", "dsh_host", "dsh_host_factory"})
+
+
+@dataclass
+class DshRun:
+    """Everything this run decided at configure time."""
+
+    spec: str | None
+    implementation: Implementation | None
+    levels: tuple[str, ...]
+    hypothesis: SuiteHypothesis
+    expectations: dict[str, str] = field(default_factory=dict)
+    expectations_file: Expectations | None = None
+    collector: ReportCollector | None = None
+    described: dict[str, TestResult] = field(default_factory=dict)
+
+
+_RUN_KEY = pytest.StashKey[DshRun]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -72,11 +104,28 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="list the installed DSH implementations and exit",
     )
     group.addoption(
+        "--dsh-level",
+        dest="dsh_level",
+        choices=("readme", "compat", "all"),
+        default=None,
+        help="requirement levels to run: readme (README sentences), compat (details the "
+        "README leaves open, pinned to the official build) or all (default; ini: dsh_level)",
+    )
+    group.addoption(
+        "--dsh-expectations",
+        dest="dsh_expectations",
+        default=None,
+        metavar="PATH",
+        help="known failures (dsh-expectations/1 JSON) added to the implementation's own "
+        "(ini: dsh_expectations)",
+    )
+    group.addoption(
         "--dsh-report",
         dest="dsh_report",
         default=None,
         metavar="PATH",
-        help="write a Markdown conformance report (per README section) to PATH",
+        help="write the conformance report: PATH.html, PATH.json or PATH.md, or a folder "
+        "with all three (ini: dsh_report)",
     )
     group.addoption(
         "--dsh-dst-table",
@@ -89,6 +138,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     fixture_options.pytest_addoption(parser)
     npm_options.pytest_addoption(parser)
     parser.addini("dsh_impl", "default implementation under test (see --dsh-impl)", default="")
+    parser.addini("dsh_level", "requirement levels to run (see --dsh-level)", default="all")
+    parser.addini(
+        "dsh_expectations", "known-failures file (see --dsh-expectations)", default=""
+    )
+    parser.addini("dsh_report", "conformance report path (see --dsh-report)", default="")
 
 
 def pytest_cmdline_main(config: pytest.Config) -> int | None:
@@ -103,12 +157,63 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
     return None
 
 
-def _configured_spec(config: pytest.Config) -> str | None:
-    option = config.getoption("dsh_impl")
+def _configured(config: pytest.Config, name: str) -> str | None:
+    """The option if given, else its ini twin, else ``None``."""
+    option = config.getoption(name)
     if option is not None:
         return str(option)
-    ini = str(config.getini("dsh_impl") or "").strip()
+    ini = str(config.getini(name) or "").strip()
     return ini or None
+
+
+def _configured_path(config: pytest.Config, name: str) -> pathlib.Path | None:
+    """A path option (relative to the invocation folder) or its ini twin
+    (relative to the ini file's folder)."""
+    option = config.getoption(name)
+    if option is not None:
+        return config.invocation_params.dir / str(option)
+    ini = str(config.getini(name) or "").strip()
+    if not ini:
+        return None
+    base = config.inipath.parent if config.inipath else config.rootpath
+    return base / ini
+
+
+def resolve_configured_implementation(config: pytest.Config) -> tuple[str, Implementation] | None:
+    """The implementation this run tests (``--dsh-impl`` or ``dsh_impl``), or
+    ``None``. Every way of naming one goes through here; any problem, an
+    exception raised by the implementation's own module included, is one
+    :class:`pytest.UsageError` saying what to fix."""
+    spec = _configured(config, "dsh_impl")
+    if spec is None:
+        return None
+    try:
+        implementation = npm_options.implementation_for(config, spec) or resolve_implementation(
+            spec
+        )
+        # npm packages are installed (once, cached) before anything runs.
+        npm_options.prepare(config, implementation)
+        # An implementation that needs something outside Python (a Node
+        # bridge, a binary) may say up front that it is missing.
+        check_ready = getattr(implementation, "check_ready", None)
+        if callable(check_ready):
+            check_ready()
+    except DshKitError as exc:
+        raise pytest.UsageError(f"--dsh-impl: {exc}") from exc
+    return spec, implementation
+
+
+def _load_expectations(config: pytest.Config, run: DshRun) -> None:
+    own = getattr(run.implementation, "expected_failures", None) or {}
+    run.expectations = dict(own)
+    path = _configured_path(config, "dsh_expectations")
+    if path is None:
+        return
+    try:
+        run.expectations_file = load_expectations_file(path)
+    except DshKitError as exc:
+        raise pytest.UsageError(f"--dsh-expectations: {exc}") from exc
+    run.expectations.update(run.expectations_file.reasons())
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -120,79 +225,160 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "spec(*sentence_ids): README sentences this test checks (traceability)"
     )
-    spec = _configured_spec(config)
-    implementation: Implementation | None = None
-    if spec is not None:
-        try:
-            implementation = npm_options.implementation_for(config, spec) or resolve_implementation(
-                spec
-            )
-            npm_options.prepare(config, implementation)
-        except ImplementationError as exc:
-            raise pytest.UsageError(f"--dsh-impl: {exc}") from exc
-    config.stash[_IMPL_KEY] = implementation
-    _configure_hypothesis(config)
-    report_path = config.getoption("dsh_report")
-    if report_path:
-        header = pytest_report_header(config)
-        config.pluginmanager.register(
-            ConformanceReport(pathlib.Path(report_path), header), "dsh-report"
-        )
-
-
-def _configure_hypothesis(config: pytest.Config) -> None:
-    from hypothesis import HealthCheck, settings
-
-    # Virtual time makes test speed irrelevant to correctness; a slow CI core
-    # must not turn into flaky deadline errors.
-    settings.register_profile("dsh", deadline=None, suppress_health_check=[HealthCheck.too_slow])
-    settings.register_profile(
-        "dsh-ci",
-        parent=settings.get_profile("dsh"),
-        derandomize=True,
-        print_blob=True,
+    config.addinivalue_line(
+        "markers",
+        "compat(*pinned_detail_ids): this test pins details the README leaves open, "
+        "following the official build (requirement level compat)",
     )
-    if config.getoption("hypothesis_profile", None) is None:
-        settings.load_profile("dsh-ci" if os.environ.get("CI") else "dsh")
+    resolved = resolve_configured_implementation(config)
+    level = _configured(config, "dsh_level") or "all"
+    if level not in ("all", *LEVELS):
+        raise pytest.UsageError(f"dsh_level: {level!r} is not one of readme, compat, all")
+    run = DshRun(
+        spec=resolved[0] if resolved else None,
+        implementation=resolved[1] if resolved else None,
+        levels=LEVELS if level == "all" else (level,),
+        hypothesis=SuiteHypothesis.choose(
+            user_profile=config.getoption("hypothesis_profile", None),
+            user_seed=config.getoption("hypothesis_seed", None),
+            pick_seed=resolved is not None,
+        ),
+    )
+    config.stash[_RUN_KEY] = run
+    if run.implementation is None:
+        return
+    _load_expectations(config, run)
+    run.collector = ReportCollector(
+        lambda: _run_info(config, run), _configured_path(config, "dsh_report")
+    )
+    config.pluginmanager.register(run.collector, "dsh-report")
+
+
+def _rerun_args(config: pytest.Config, run: DshRun) -> list[str]:
+    args = [f"--dsh-impl={run.spec}"]
+    if run.expectations_file is not None:
+        args.append(f"--dsh-expectations={run.expectations_file.source}")
+    if run.hypothesis.seed is not None:
+        args.append(f"--hypothesis-seed={run.hypothesis.seed}")
+    return args
+
+
+def _run_info(config: pytest.Config, run: DshRun) -> RunInfo:
+    implementation = run.implementation
+    assert implementation is not None
+    return RunInfo(
+        implementation=implementation.name,
+        version=implementation.version,
+        spec=run.spec or "",
+        capabilities=tuple(sorted(implementation.capabilities)),
+        kit_version=__version__,
+        tzdata=f"{TZDATA_VERSION} (IANA {iana_release()})",
+        hypothesis=run.hypothesis.describe(),
+        seed=run.hypothesis.seed,
+        levels=run.levels,
+        expectations=run.expectations_file.source if run.expectations_file else None,
+        known_failures=len(run.expectations),
+        command=" ".join(["pytest", *config.invocation_params.args]),
+    )
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
-    from hypothesis import settings
-
-    implementation = config.stash.get(_IMPL_KEY, None)
+    run = config.stash.get(_RUN_KEY, None)
+    if run is None:
+        return []
+    implementation = run.implementation
     impl_text = (
         f"{implementation.name} {implementation.version}" if implementation else "none selected"
     )
-    seed = config.getoption("hypothesis_seed", None)
-    if seed is not None:
-        seed_text = f"seed {seed}"
-    elif settings.default is not None and settings.default.derandomize:
-        seed_text = "derandomized (seed derived from each test)"
-    else:
-        seed_text = "random per run (reproduce with --hypothesis-seed)"
-    return [
+    lines = [
         f"dsh: implementation {impl_text}; pytest-dsh {__version__}",
-        f"dsh: tzdata {TZDATA_VERSION} (IANA {iana_release()}); "
-        f"hypothesis profile {settings.get_current_profile_name()}, {seed_text}",
+        f"dsh: tzdata {TZDATA_VERSION} (IANA {iana_release()}); {run.hypothesis.describe()}",
     ]
+    if implementation is not None:
+        source = run.expectations_file.source if run.expectations_file else "the implementation"
+        lines.append(
+            f"dsh: levels {', '.join(run.levels)}; {len(run.expectations)} known failures "
+            f"(from {source})"
+        )
+    return lines
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(collector: pytest.Collector) -> Generator[None, object, object]:
+    # Test modules of the suite are imported here, and @given reads the
+    # default Hypothesis settings at import: load the suite's profile only then.
+    run = collector.config.stash.get(_RUN_KEY, None)
+    if run is None or not isinstance(collector, pytest.Module) or not in_suite(collector.path):
+        return (yield)
+    with run.hypothesis.applied():
+        return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, object, object]:
+    run = item.config.stash.get(_RUN_KEY, None)
+    if run is None or not in_suite(item.path):
+        return (yield)
+    with run.hypothesis.applied():
+        return (yield)
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(
     session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
 ) -> None:
-    needs_impl = [item for item in items if _HOST_FIXTURES & set(getattr(item, "fixturenames", ()))]
-    if needs_impl and config.stash.get(_IMPL_KEY, None) is None:
+    run = config.stash[_RUN_KEY]
+    if run.implementation is None:
+        needs_impl = [i for i in items if _HOST_FIXTURES & set(getattr(i, "fixturenames", ()))]
+        if needs_impl:
+            raise pytest.UsageError(
+                f"{len(needs_impl)} collected tests need an implementation under test; "
+                f"choose one with --dsh-impl=NAME (installed: "
+                f"{', '.join(available_implementations()) or 'none'})"
+            )
+        return
+    rerun_args = _rerun_args(config, run)
+    described = {item.nodeid: describe_item(item, rerun_args) for item in items}
+    # Checked against everything collected, before -k or a level deselects.
+    problems = unknown_test_ids(
+        run.expectations, {d.id for d in described.values()}, conformance_root()
+    )
+    if problems:
         raise pytest.UsageError(
-            f"{len(needs_impl)} collected tests need an implementation under test; "
-            f"choose one with --dsh-impl=NAME (installed: "
-            f"{', '.join(available_implementations()) or 'none'})"
+            "expected failures that name no test of the suite (keys are test ids relative "
+            "to the dsh_conformance package):\n" + "\n".join(f"  - {p}" for p in problems)
         )
-    implementation = config.stash.get(_IMPL_KEY, None)
-    expected = getattr(implementation, "expected_failures", None) or {}
+    kept: list[pytest.Item] = []
+    deselected: list[pytest.Item] = []
     for item in items:
-        reason = expected.get(suite_test_id(item.nodeid))
+        info = described[item.nodeid]
+        reason = run.expectations.get(info.id)
         if reason is not None:
             item.add_marker(pytest.mark.xfail(reason=reason, strict=True))
+        item.user_properties.extend(
+            [
+                ("test_id", info.id),
+                ("level", info.level),
+                ("plugin", info.plugin),
+                ("sentences", " ".join(info.sentences)),
+                ("pinned_details", " ".join(info.pinned_details)),
+            ]
+        )
+        (kept if info.level in run.levels else deselected).append(item)
+    if deselected:
+        config.hook.pytest_deselected(items=deselected)
+        items[:] = kept
+    run.described = described
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    run = session.config.stash.get(_RUN_KEY, None)
+    if run is None or run.collector is None:
+        return
+    for item in session.items:
+        result = run.described.get(item.nodeid)
+        if result is not None:
+            run.collector.add(result)
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
@@ -201,7 +387,8 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         required.update(mark.args)
     if not required:
         return
-    implementation = item.config.stash.get(_IMPL_KEY, None)
+    run = item.config.stash.get(_RUN_KEY, None)
+    implementation = run.implementation if run else None
     if implementation is None:
         return
     missing = sorted(required - set(implementation.capabilities))
@@ -216,10 +403,10 @@ def dsh_implementation(request: pytest.FixtureRequest) -> Implementation:
     Contract: the object has ``name``, ``version``, ``capabilities`` and
     ``open_host(start_ms=...)`` returning a fresh :class:`HostDriver`.
     """
-    implementation = request.config.stash.get(_IMPL_KEY, None)
-    if implementation is None:  # pragma: no cover - guarded at collection time
+    run = request.config.stash.get(_RUN_KEY, None)
+    if run is None or run.implementation is None:  # pragma: no cover - guarded at collection
         raise pytest.UsageError("no implementation selected; use --dsh-impl=NAME")
-    return implementation
+    return run.implementation
 
 
 @pytest.fixture

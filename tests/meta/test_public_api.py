@@ -27,9 +27,9 @@ def test_no_public_name_leaks_outside_all() -> None:
     public = {name for name in vars(pytest_dsh) if not name.startswith(("_", "@"))}
     submodules = {"agent", "clock", "contract", "driver", "errors", "host", "implementations",
                   "model", "pending", "persistence", "session", "tools", "tzdb", "virtual_loop",
-                  "strategies", "report", "plugin", "fixture_options", "official",
-                  "budget", "json_limits", "npm",
-                  "jsonl_store"}
+                  "strategies", "reporting", "plugin", "fixture_options", "official",
+                  "expectations", "hypothesis_scope", "suite_items", "conformance_cli",
+                  "budget", "json_limits", "npm", "jsonl_store"}
     assert public - set(pytest_dsh.__all__) - submodules == {"annotations"}
 
 

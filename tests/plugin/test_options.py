@@ -13,13 +13,13 @@ TOY_IMPL = textwrap.dedent(
     from pytest_dsh import PythonImplementation
 
     class Factory:
-        name = "toy"
+        name = "schedule"
         requires = frozenset()
         def load(self, services, config):
             return object()
 
     IMPLEMENTATION = PythonImplementation(
-        "toy", "9.9", {"toy": Factory()}, frozenset({"schedule"}),
+        "toy", "9.9", {"schedule": Factory()}, frozenset({"schedule"}),
     )
     """
 )
@@ -177,10 +177,10 @@ def test_report_option_writes_a_markdown_summary(pytester):
     )
     pytester.runpytest("--dsh-impl=reference", "--dsh-report=out/report.md")
     report = (pytester.path / "out" / "report.md").read_text()
-    assert "implementation reference" in report
-    assert "**Verdict: does NOT conform**" in report
-    assert "| test_report_option_writes_a_markdown_summary.py | 1 | 1 |" in report
-    assert "test_bad" in report
+    assert f"implementation: reference {__version__}" in report
+    assert "**Verdict: does not conform** (exit status 1)" in report
+    assert "| readme | general | does not conform | 1 | 1 | 0 | 0 | 0 | 0 |" in report
+    assert "### `test_report_option_writes_a_markdown_summary.py::test_bad`" in report
 
 
 def test_python_implementations_carry_their_expected_failures(pytester):

@@ -1,0 +1,114 @@
+"""``dsh-conformance``: run the conformance suite against one implementation,
+write ``report.html``, ``report.json`` and ``report.md``, print the verdict.
+
+::
+
+    dsh-conformance --impl reference --report reports/reference
+    dsh-conformance --impl my_dsh.impl:IMPLEMENTATION --section time-context --level readme
+    dsh-conformance --impl npm --npm schedule=./my-schedule-1.0.0.tgz --expectations known.json
+
+It is pytest underneath (``pytest --pyargs dsh_conformance --dsh-impl=NAME
+--dsh-report=DIR ...``); arguments after ``--`` go to pytest unchanged. The
+exit status is the verdict's: 0 conforms (with or without known failures),
+1 does not conform, 6 not assessed, 4 a usage error (pytest's own codes
+otherwise).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pathlib
+import sys
+from collections.abc import Sequence
+from typing import Final
+
+__all__ = ["SECTIONS", "main", "pytest_arguments"]
+
+#: ``--section`` names and the suite packages they run.
+SECTIONS: Final = {
+    "schedule": "dsh_conformance.schedule",
+    "time-context": "dsh_conformance.time_context",
+    "dst": "dsh_conformance.dst",
+    "fixtures": "dsh_conformance.fixtures",
+}
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="dsh-conformance",
+        description="Run the DSH conformance suite against an implementation and report "
+        "the verdict (arguments after -- go to pytest).",
+    )
+    parser.add_argument(
+        "--impl", required=True, metavar="NAME",
+        help="implementation: a dsh.impl entry-point name (reference, official) or "
+        "package.module:attribute",
+    )
+    parser.add_argument(
+        "--report", default="dsh-report", metavar="DIR",
+        help="folder for report.html, report.json and report.md (default: dsh-report)",
+    )
+    parser.add_argument(
+        "--level", choices=("readme", "compat", "all"), default="all",
+        help="requirement levels: readme, compat or all (default)",
+    )
+    parser.add_argument("-k", dest="keyword", metavar="EXPRESSION",
+                        help="only tests matching the expression (pytest -k)")
+    parser.add_argument(
+        "--section", action="append", choices=sorted(SECTIONS), default=[],
+        help="run only this part of the suite (repeatable): " + ", ".join(sorted(SECTIONS)),
+    )
+    parser.add_argument(
+        "--npm", action="append", default=[], metavar="PLUGIN=SPEC",
+        help="npm package to test for a plugin, passed to pytest as --dsh-npm (repeatable)",
+    )
+    parser.add_argument("--expectations", metavar="PATH",
+                        help="known failures file (dsh-expectations/1), as --dsh-expectations")
+    parser.add_argument("--dst-table", choices=("sample", "full"), default=None,
+                        help="DST regression tables: sample (default) or full")
+    return parser
+
+
+def pytest_arguments(argv: Sequence[str]) -> tuple[list[str], pathlib.Path]:
+    """The pytest command line for ``argv`` and the report folder."""
+    argv = list(argv)
+    extra: list[str] = []
+    if "--" in argv:
+        cut = argv.index("--")
+        argv, extra = argv[:cut], argv[cut + 1:]
+    options = _parser().parse_args(argv)
+    packages = [SECTIONS[name] for name in dict.fromkeys(options.section)] or ["dsh_conformance"]
+    report = pathlib.Path(options.report)
+    args = ["--pyargs", *packages, f"--dsh-impl={options.impl}", f"--dsh-report={report}"]
+    args.append(f"--dsh-level={options.level}")
+    if options.keyword:
+        args += ["-k", options.keyword]
+    args += [f"--dsh-npm={spec}" for spec in options.npm]
+    if options.expectations:
+        args.append(f"--dsh-expectations={options.expectations}")
+    if options.dst_table:
+        args.append(f"--dsh-dst-table={options.dst_table}")
+    return [*args, *extra], report
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args, report = pytest_arguments(sys.argv[1:] if argv is None else argv)
+    import pytest
+
+    status = int(pytest.main(args))
+    summary = report / "report.json"
+    if summary.is_file():
+        document = json.loads(summary.read_text("utf-8"))
+        print(f"dsh-conformance: {document['verdict']['overall']} "
+              f"(exit status {document['verdict']['exit_status']})")
+        for name in ("report.html", "report.json", "report.md"):
+            print(f"  {report / name}")
+    else:
+        print(f"dsh-conformance: no verdict (pytest exit status {status}); no report written",
+              file=sys.stderr)
+    return status
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

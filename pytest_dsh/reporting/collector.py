@@ -1,0 +1,94 @@
+"""Collects each test's outcome during a run against an implementation, then
+gives the verdict: it sets the exit status, writes the requested reports and
+prints a short summary after pytest's own."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+from collections.abc import Callable, Mapping
+from typing import Any, final
+
+import pytest
+
+from pytest_dsh.reporting.document import RunInfo, build_document, failures
+from pytest_dsh.reporting.html import render_html
+from pytest_dsh.reporting.markdown import render_markdown
+from pytest_dsh.reporting.results import TestResult
+from pytest_dsh.reporting.summary import verdict_lines
+
+__all__ = ["ReportCollector", "write_reports"]
+
+_RENDERERS: Mapping[str, Callable[[Mapping[str, Any]], str]] = {
+    ".html": render_html,
+    ".md": render_markdown,
+    ".json": lambda document: json.dumps(document, indent=1, ensure_ascii=False) + "\n",
+}
+
+
+def write_reports(document: Mapping[str, Any], target: pathlib.Path) -> list[pathlib.Path]:
+    """Write ``target`` in the format its suffix names (``.html``, ``.md``,
+    ``.json``), or, for any other path, a folder holding ``report.html``,
+    ``report.json`` and ``report.md``."""
+    if target.suffix in _RENDERERS:
+        paths = [target]
+    else:
+        paths = [target / f"report{suffix}" for suffix in (".html", ".json", ".md")]
+    for path in paths:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(_RENDERERS[path.suffix](document), encoding="utf-8")
+    return paths
+
+
+@final
+class ReportCollector:
+    """Registered by the plugin when an implementation is under test."""
+
+    def __init__(self, info: Callable[[], RunInfo], report: pathlib.Path | None) -> None:
+        self._info = info
+        self._report = report
+        self.results: dict[str, TestResult] = {}
+        self.document: dict[str, Any] | None = None
+        self.written: list[pathlib.Path] = []
+
+    def add(self, result: TestResult) -> None:
+        self.results[result.nodeid] = result
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        result = self.results.get(report.nodeid)
+        if result is not None:
+            result.record(report)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        if session.config.option.collectonly:
+            return  # nothing was meant to run: no verdict
+        self.document = build_document(self._info(), list(self.results.values()), exitstatus)
+        session.exitstatus = self.document["verdict"]["exit_status"]
+        if self._report is not None:
+            self.written = write_reports(self.document, self._report)
+
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        document = self.document
+        if document is None:
+            return
+        verdict = document["verdict"]
+        markup = {
+            "conforms": {"green": True},
+            "conforms with known failures": {"yellow": True},
+        }.get(verdict["overall"], {"red": True})
+        terminalreporter.section("dsh conformance", sep="-", bold=True)
+        for line in verdict_lines(document):
+            terminalreporter.line(line)
+        failing = failures(document)
+        for test in failing[:5]:
+            terminalreporter.line(f"rerun: {test['rerun']}")
+        if len(failing) > 5:
+            terminalreporter.line(f"... and {len(failing) - 5} more failures (see the report)")
+        for path in self.written:
+            terminalreporter.line(f"report: {path}")
+        terminalreporter.line(
+            f"verdict: {verdict['overall']} (exit status {verdict['exit_status']})",
+            bold=True,
+            **markup,
+        )

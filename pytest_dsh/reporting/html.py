@@ -1,0 +1,189 @@
+"""The report as one self-contained HTML file (inline CSS, no script, no
+external resource): the verdicts, every failure with its assertion message and
+rerun command, then each README section with its sentences and tests."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from html import escape
+from typing import Any
+
+from pytest_dsh.reporting.document import failures
+from pytest_dsh.reporting.summary import TestGroup, group_tests, header_lines
+
+__all__ = ["render_html"]
+
+_CSS = """
+body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:72rem;
+padding:1rem 1.5rem;color:#1b1f24;line-height:1.45}
+h1{font-size:1.6rem;margin:.2rem 0}h2{margin-top:2rem;border-bottom:2px solid #d0d7de}
+h3{font-size:1.05rem;margin:.3rem 0}
+table{border-collapse:collapse;width:100%;margin:.5rem 0}
+th,td{border:1px solid #d0d7de;padding:.3rem .5rem;vertical-align:top;text-align:left}
+th{background:#f6f8fa}
+code,pre{font-family:ui-monospace,"DejaVu Sans Mono",monospace;font-size:.85rem}
+pre{background:#f6f8fa;padding:.5rem;overflow-x:auto;white-space:pre-wrap;margin:.3rem 0}
+.verdict{display:inline-block;padding:.15rem .6rem;border-radius:1rem;font-weight:600}
+.v-conforms{background:#dafbe1;color:#116329}
+.v-conforms-with-known-failures{background:#fff8c5;color:#7d4e00}
+.v-does-not-conform{background:#ffebe9;color:#a40e26}
+.v-not-assessed{background:#eaeef2;color:#424a53}
+.big{font-size:1.3rem}
+.o{display:inline-block;padding:0 .35rem;border-radius:.3rem;font-size:.8rem;font-weight:600}
+.o-passed{background:#dafbe1;color:#116329}.o-failed,.o-error,.o-xpassed{background:#ffebe9;color:#a40e26}
+.o-xfailed{background:#fff8c5;color:#7d4e00}.o-skipped,.o-not-run{background:#eaeef2;color:#424a53}
+.failure{border-left:4px solid #cf222e;padding:.2rem .8rem;margin:1rem 0;background:#fffafa}
+.original{color:#57606a;margin-top:.2rem}
+.level{font-size:.75rem;color:#57606a}
+details{margin:.6rem 0}summary{cursor:pointer;font-weight:600}
+ul.tests{margin:0;padding-left:1rem}ul.tests code{word-break:break-all}
+td.sentence{width:42%}td.id{white-space:nowrap}
+"""
+
+
+def _slug(text: str) -> str:
+    return "-".join(text.lower().split())
+
+
+def _verdict(verdict: str, big: bool = False) -> str:
+    extra = " big" if big else ""
+    return f'<span class="verdict v-{_slug(verdict)}{extra}">{escape(verdict)}</span>'
+
+
+def _outcome(outcome: str, text: str | None = None) -> str:
+    return f'<span class="o o-{_slug(outcome)}">{escape(text or outcome)}</span>'
+
+
+def _groups(groups: Sequence[TestGroup]) -> str:
+    if not groups:
+        return '<span class="level">no test in this run</span>'
+    items = []
+    for group in groups:
+        notable = "".join(
+            f'<li>{_outcome(t["outcome"])} <a href="#{escape(_slug(t["id"]))}"><code>'
+            f'{escape(t["id"].removeprefix(group.function))}</code></a></li>'
+            for t in group.notable
+            if t["outcome"] != "xfailed"
+        )
+        items.append(
+            f"<li>{_outcome(group.worst, group.status)} <code>{escape(group.function)}</code> "
+            f'<span class="level">{escape(group.level)}</span>'
+            + (f'<ul class="tests">{notable}</ul>' if notable else "")
+            + "</li>"
+        )
+    return f'<ul class="tests">{"".join(items)}</ul>'
+
+
+def _failure(test: Mapping[str, Any]) -> str:
+    sentences = ", ".join(test["sentences"]) or "none"
+    pins = ", ".join(test["pinned_details"])
+    meta = f"{_outcome(test['outcome'])} level <b>{escape(test['level'])}</b>, plugin " \
+        f"<b>{escape(test['plugin'])}</b>, README sentences {escape(sentences)}"
+    if pins:
+        meta += f", pinned details {escape(pins)}"
+    known = (
+        f"<p>Listed as a known failure: {escape(test['known_failure'])}</p>"
+        if test["known_failure"] else ""
+    )
+    return (
+        f'<article class="failure" id="{escape(_slug(test["id"]))}">'
+        f"<h3><code>{escape(test['id'])}</code></h3><p>{meta}</p>{known}"
+        f'<pre class="message">{escape(test["message"] or test["outcome"])}</pre>'
+        f'<p>Rerun:</p><pre class="rerun">{escape(test["rerun"])}</pre></article>'
+    )
+
+
+def render_html(document: Mapping[str, Any]) -> str:
+    verdict = document["verdict"]
+    tests = {test["id"]: test for test in document["tests"]}
+    impl = document["implementation"]
+    out = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>Conformance report: {escape(impl['name'])} {escape(impl['version'])}</title>",
+        f"<style>{_CSS}</style></head><body>",
+        "<header>",
+        f"<h1>Conformance report: {escape(impl['name'])} {escape(impl['version'])}</h1>",
+        f'<p id="overall">Verdict: {_verdict(verdict["overall"], big=True)} '
+        f"(exit status {verdict['exit_status']})</p>",
+        "<ul>" + "".join(f"<li>{escape(line)}</li>" for line in header_lines(document)) + "</ul>",
+        f"<pre>{escape(document['command'])}</pre>",
+        "</header>",
+        '<section id="verdicts"><h2>Verdicts by level and plugin</h2><table>',
+        "<tr><th>level</th><th>plugin</th><th>verdict</th><th>passed</th><th>failed</th>"
+        "<th>error</th><th>xpassed</th><th>xfailed</th><th>skipped</th></tr>",
+    ]
+    for level, entry in verdict["levels"].items():
+        for plugin, one in entry["plugins"].items():
+            note = f'<div class="level">{escape(one["note"])}</div>' if one["note"] else ""
+            counts = one["counts"]
+            out.append(
+                f"<tr><td>{escape(level)}</td><td>{escape(plugin)}</td>"
+                f"<td>{_verdict(one['verdict'])}{note}</td>"
+                + "".join(
+                    f"<td>{counts[o]}</td>"
+                    for o in ("passed", "failed", "error", "xpassed", "xfailed", "skipped")
+                )
+                + "</tr>"
+            )
+    out.append("</table></section>")
+    failing = failures(document)
+    out.append(f'<section id="failures"><h2>Failures ({len(failing)})</h2>')
+    out += [_failure(test) for test in failing] or ["<p>None.</p>"]
+    out.append("</section>")
+    known = [t for t in document["tests"] if t["outcome"] == "xfailed"]
+    if known:
+        out.append(
+            f'<section id="known"><h2>Known failures ({len(known)})</h2><details>'
+            "<summary>Listed expectations that failed as expected</summary><table>"
+            "<tr><th>test</th><th>reason</th></tr>"
+        )
+        out += [
+            f"<tr><td><code>{escape(t['id'])}</code></td>"
+            f"<td>{escape(t['known_failure'] or '')}</td></tr>"
+            for t in known
+        ]
+        out.append("</table></details></section>")
+    out.append('<section id="readme"><h2>README sentences and their tests</h2>')
+    for section in document["sections"]:
+        ids = [test_id for s in section["sentences"] for test_id in s["tests"]]
+        bad = any(tests[i]["outcome"] in ("failed", "error", "xpassed") for i in ids if i in tests)
+        title = section["title"]
+        if section["original_title"] not in title:
+            title += f" · {section['original_title']}"
+        anchor = _slug(f"{section['plugin']}-{section['title']}")
+        out.append(
+            f'<details class="section" id="{escape(anchor)}"{" open" if bad else ""}>'
+            f"<summary>{escape(section['plugin'])}: {escape(title)} "
+            f"({len(section['sentences'])} sentences, {len(set(ids))} tests)</summary>"
+            "<table><tr><th>id</th><th>sentence</th><th>tests</th></tr>"
+        )
+        for sentence in section["sentences"]:
+            original = (
+                f'<div class="original" lang="zh">{escape(sentence["original"])}</div>'
+                if sentence["original"] else ""
+            )
+            out.append(
+                f'<tr><td class="id">{escape(sentence["id"])}</td>'
+                f'<td class="sentence">{escape(sentence["text"])}{original}'
+                f"</td><td>{_groups(group_tests(sentence['tests'], tests))}</td></tr>"
+            )
+        out.append("</table></details>")
+    out.append("</section>")
+    if document["pinned_details"]:
+        out.append('<section id="pinned"><h2>Pinned details (compat level)</h2><table>')
+        out.append("<tr><th>id</th><th>detail</th><th>value</th><th>tests</th></tr>")
+        for pin in document["pinned_details"]:
+            out.append(
+                f"<tr><td>{escape(pin['id'])}</td><td>{escape(pin['title'] or '')}</td>"
+                f"<td><code>{escape(pin['value'] or '')}</code></td>"
+                f"<td>{_groups(group_tests(pin['tests'], tests))}</td></tr>"
+            )
+        out.append("</table></section>")
+    other = [t["id"] for t in document["tests"] if not t["sentences"] and not t["pinned_details"]]
+    if other:
+        out.append('<section id="other"><h2>Tests naming no README sentence</h2>')
+        out.append(_groups(group_tests(other, tests)) + "</section>")
+    out.append("</body></html>")
+    return "\n".join(out) + "\n"

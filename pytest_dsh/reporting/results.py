@@ -1,0 +1,98 @@
+"""One conformance test as the reports see it: what it checks and how it ended."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+__all__ = ["TestResult", "outcome_of"]
+
+_MESSAGE_LIMIT = 4000
+
+
+@dataclass
+class TestResult:
+    """A collected test: its stable id, README sentences, requirement level,
+    pinned details and plugin (fixed at collection), then its outcome."""
+
+    __test__ = False  # not a pytest test class
+
+    id: str
+    nodeid: str
+    plugin: str
+    level: str
+    sentences: tuple[str, ...] = ()
+    pinned_details: tuple[str, ...] = ()
+    rerun: str = ""
+    outcome: str = "not run"
+    message: str | None = None
+    known_failure: str | None = None
+    duration: float = 0.0
+    _phases: list[str] = field(default_factory=list, repr=False)
+
+    def record(self, report: pytest.TestReport) -> None:
+        """Fold the report of one phase (setup, call, teardown) in."""
+        self.duration += report.duration
+        outcome = outcome_of(report)
+        if outcome is None:
+            return
+        if report.when == "teardown" and self.outcome in ("failed", "error"):
+            return  # the first failure is the one to read
+        self.outcome = outcome
+        if outcome == "xfailed":
+            self.known_failure = str(getattr(report, "wasxfail", "")) or None
+            self.message = _crash_message(report)
+        elif outcome in ("failed", "error", "skipped", "xpassed"):
+            self.message = _crash_message(report)
+            if outcome == "xpassed":
+                self.known_failure = str(getattr(report, "wasxfail", "")) or None
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "nodeid": self.nodeid,
+            "plugin": self.plugin,
+            "level": self.level,
+            "sentences": list(self.sentences),
+            "pinned_details": list(self.pinned_details),
+            "outcome": self.outcome,
+            "message": self.message,
+            "known_failure": self.known_failure,
+            "rerun": self.rerun,
+            "duration": round(self.duration, 4),
+        }
+
+
+def outcome_of(report: pytest.TestReport) -> str | None:
+    """``passed``/``failed``/``error``/``skipped``/``xfailed``/``xpassed`` for
+    the phase that decides it; ``None`` for a phase that says nothing new."""
+    text = str(getattr(report, "longrepr", "") or "")
+    if hasattr(report, "wasxfail"):
+        return "xfailed" if report.skipped else "xpassed"
+    if report.failed and text.startswith("[XPASS(strict)]"):
+        return "xpassed"  # a known failure passed: its expectation is stale
+    if report.when == "call":
+        return str(report.outcome)
+    if report.failed:
+        return "error"
+    if report.skipped:
+        return "skipped"
+    return None
+
+
+def _crash_message(report: pytest.TestReport) -> str | None:
+    longrepr = report.longrepr
+    if longrepr is None:
+        return None
+    if isinstance(longrepr, tuple):  # a skip: (path, line, "Skipped: reason")
+        return str(longrepr[2]).removeprefix("Skipped: ")
+    crash = getattr(longrepr, "reprcrash", None)
+    text = str(crash.message) if crash is not None else str(longrepr)
+    if text.startswith("[XPASS(strict)]"):
+        reason = text.removeprefix("[XPASS(strict)]").strip()
+        text = f"passed, but it is listed as a known failure ({reason}); remove the entry"
+    if crash is not None and report.when != "call":
+        text = f"in {report.when}: {text}"
+    return text if len(text) <= _MESSAGE_LIMIT else text[:_MESSAGE_LIMIT] + " …"

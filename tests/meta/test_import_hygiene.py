@@ -1,0 +1,50 @@
+"""What a plugin imports stays light (issue item 10): the host contract and the
+reference plugins load neither pytest, Hypothesis nor the fake host. Checked
+in a fresh interpreter, since this process has all of them loaded."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+HEAVY = ("pytest", "_pytest", "hypothesis", "time_machine", "pytest_dsh.host",
+         "pytest_dsh.driver", "pytest_dsh.plugin", "pytest_dsh.official")
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        "pytest_dsh.contract",
+        "pytest_dsh",
+        "dsh_reference",
+        "dsh_reference.schedule.plugin",
+        "dsh_reference.time_context",
+        "dsh_reference.implementation",
+    ],
+)
+def test_importing_pulls_in_no_test_machinery(module):
+    code = (
+        f"import json, sys, {module}\n"
+        f"print(json.dumps([m for m in {list(HEAVY)!r} if m in sys.modules]))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert json.loads(done.stdout) == []
+
+
+def test_public_names_still_resolve_on_first_use():
+    code = (
+        "import sys, pytest_dsh\n"
+        "assert 'pytest_dsh.host' not in sys.modules\n"
+        "host = pytest_dsh.FakeHost\n"
+        "assert 'pytest_dsh.host' in sys.modules and host.__name__ == 'FakeHost'\n"
+        "try:\n    pytest_dsh.NoSuchName\nexcept AttributeError as e:\n    print(e)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == "module 'pytest_dsh' has no attribute 'NoSuchName'"

@@ -1,0 +1,78 @@
+"""Implementations and test files for pytester runs of the plugin.
+
+``impls`` is a module of implementations built from the reference plugins:
+``FULL`` (both plugins), ``TC_ONLY`` (time-context only) and ``EMPTY`` (no
+plugin at all). ``SPEC_TESTS`` is a test file with one README-level test per
+plugin and one compat-level test; ``FAILING`` asserts with a message.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+IMPLS = textwrap.dedent(
+    """
+    from pytest_dsh import PythonImplementation
+    from dsh_reference.implementation import IMPLEMENTATION as REFERENCE
+
+    FULL = PythonImplementation(
+        "full", "1.0", dict(REFERENCE.plugins), frozenset({"schedule", "time-context"})
+    )
+    TC_ONLY = PythonImplementation(
+        "tc-only", "1.0", {"time-context": REFERENCE.plugins["time-context"]},
+        frozenset({"time-context"}),
+    )
+    EMPTY = PythonImplementation("empty", "0.0", {})
+    """
+)
+
+SPEC_TESTS = textwrap.dedent(
+    """
+    import pytest
+
+    @pytest.mark.spec("SCH-001")
+    @pytest.mark.dsh_requires("schedule")
+    def test_schedule_loads(dsh_host):
+        dsh_host.load_plugin("schedule")
+
+    @pytest.mark.spec("TC-015")
+    @pytest.mark.dsh_requires("time-context")
+    def test_time_context_loads(dsh_host):
+        dsh_host.load_plugin("time-context")
+
+    @pytest.mark.compat("PIN-DEMO")
+    @pytest.mark.dsh_requires("time-context")
+    def test_a_pinned_detail(dsh_host):
+        dsh_host.load_plugin("time-context")
+    """
+)
+
+FAILING = textwrap.dedent(
+    """
+    import pytest
+
+    @pytest.mark.spec("TC-012")
+    @pytest.mark.dsh_requires("time-context")
+    def test_interval_must_be_safe(dsh_host):
+        assert 1 == 2, "refreshIntervalMs -1 was accepted"
+    """
+)
+
+
+@pytest.fixture
+def spec_tests() -> str:
+    return SPEC_TESTS
+
+
+@pytest.fixture
+def failing_test() -> str:
+    return FAILING
+
+
+@pytest.fixture
+def impls(pytester: pytest.Pytester) -> pytest.Pytester:
+    pytester.makepyfile(impls=IMPLS)
+    pytester.syspathinsert()
+    return pytester
