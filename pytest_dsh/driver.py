@@ -267,11 +267,11 @@ class _HeldMaintenance:
         self._host.run_until_idle()
 
 
-@final
 async def _answered(outcome: ToolOutcome) -> ToolOutcome:
     return outcome
 
 
+@final
 class PythonAgentDriver:
     """:class:`AgentDriver` over a :class:`~pytest_dsh.agent.FakeAgent`."""
 

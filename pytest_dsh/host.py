@@ -46,8 +46,8 @@ from pytest_dsh.errors import (
     PluginLoadError,
     UnknownPluginError,
 )
-from pytest_dsh.pending import PreStepOutcome
 from pytest_dsh.json_limits import json_value_problem
+from pytest_dsh.pending import PreStepOutcome
 from pytest_dsh.persistence import (
     DurableStore,
     FaultPlan,

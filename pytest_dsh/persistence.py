@@ -12,7 +12,6 @@ now"), so a test states intent without knowing how many flushes came before.
 from __future__ import annotations
 
 import asyncio
-import copy
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
