@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from dsh_conformance.expect import code_of, readme
+from dsh_conformance.expect import code_of, pinned, readme
 from dsh_conformance.schedule.session_logs import (
     after_create,
     changes,
@@ -130,24 +130,27 @@ def test_missing_persistence_service_is_a_composition_error(dsh_host_factory):
 def test_the_plugin_loads_when_persistence_is_composed(dsh_host_factory):
     host = dsh_host_factory()
     host.load_plugin("schedule")
-    assert host.create_agent().tool_names() == [
-        "schedule_create", "schedule_list", "schedule_delete"
-    ], readme(
-        "SCH-005",
-        "the plugin loads when persistence is composed: host.create_agent().tool_names() == "
-        "['schedule_create', 'schedule_list', 'schedule_delete']",
-    )
+    names = host.create_agent().tool_names()
+    assert sorted(names) == sorted(TOOLS), readme(
+        "SCH-005", "the plugin to load and give a new root its three tools", names)
+
+
+@pytest.mark.compat("SCH-TOOL-ORDER")
+@pytest.mark.spec("SCH-005", "SCH-006")
+def test_the_tools_are_registered_in_the_official_order(host):
+    names = host.create_agent().tool_names()
+    expected = ["schedule_create", "schedule_list", "schedule_delete"]
+    assert names == expected, pinned("SCH-TOOL-ORDER", f"the tools in the order {expected}",
+                                     names)
 
 
 @pytest.mark.spec("SCH-008")
 def test_schedule_works_without_time_context(dsh_host):
     dsh_host.load_plugin("schedule")
     agent = dsh_host.create_agent()
-    assert agent.call_tool("schedule_create", AFTER_60).value["id"] == "schedule-1", readme(
-        "SCH-008",
-        "schedule works without time context: agent.call_tool('schedule_create', "
-        "AFTER_60).value['id'] == 'schedule-1'",
-    )
+    created = agent.call_tool("schedule_create", AFTER_60).value
+    assert created.get("kind") == "after", readme(
+        "SCH-008", "a create to succeed without time-context", created)
     dsh_host.advance(60)
     assert len(reminder_texts(agent.events())) == 1, readme(
         "SCH-008",
@@ -355,11 +358,9 @@ def test_create_confirms_only_after_a_barrier_flush_that_includes_the_create(hos
 def test_create_needs_no_flush_beyond_preflight_and_barrier(host, agent):
     host.faults.fail_flushes("hang", first=3, count=None)
     value = agent.call_tool("schedule_create", AFTER_60).value
-    assert value["id"] == "schedule-1", readme(
-        "SCH-013, SCH-034",
-        "create needs no flush beyond preflight and barrier: value['id'] == 'schedule-1'",
-        value['id'],
-    )
+    assert value.get("kind") == "after", readme(
+        "SCH-013, SCH-034", "the create to complete with only its preflight and barrier "
+        "flushes (a third flush would hang)", value)
 
 
 @pytest.mark.spec("SCH-013")

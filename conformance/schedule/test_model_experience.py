@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from dsh_conformance.expect import readme
+from dsh_conformance.expect import pinned, readme
 from dsh_conformance.schedule.session_logs import (
     START_MS,
     at_create,
@@ -88,26 +88,42 @@ def test_schemas_are_not_offered_to_roots_created_before_load_or_to_children(dsh
     )
 
 
-@pytest.mark.spec("SCH-060", "SCH-062", "SCH-064")
-def test_model_issued_calls_return_canonical_json_through_the_transcript(host, agent):
+def _two_model_calls(agent):
     agent.script(
         reply_tools(("schedule_create", {"prompt": "Café ☕", "after_seconds": 90}),
                     ("schedule_list", {})),
         reply_text("Scheduled."),
     )
     agent.prompt("remind me")
-    results = [tool_result(e["data"]) for e in agent.events() if e["type"] == "tool/result"]
+    return [tool_result(e["data"]) for e in agent.events() if e["type"] == "tool/result"]
+
+
+@pytest.mark.compat("SCH-RENDERED-JSON")
+@pytest.mark.spec("SCH-060", "SCH-062", "SCH-064")
+def test_model_issued_calls_return_canonical_json_through_the_transcript(host, agent):
+    results = _two_model_calls(agent)
     view = ('{"id":"schedule-1","kind":"after","prompt":"Café ☕","afterSeconds":90,'
             '"scheduledAt":"2026-01-01T00:01:30.000Z","state":"scheduled",'
             '"deliveryMode":"session-local"}')
-    assert [content for content, _ in results] == [
-        [{"type": "text", "text": view}], [{"type": "text", "text": "[" + view + "]"}]], readme(
-        "SCH-060, SCH-062, SCH-064",
-        "model issued calls return canonical json through the transcript: [content for content, _ "
-        "in results] == [[{'type': 'text', 'text': view}], [{'type': 'text', 'text': '[' + view + "
-        "']'}]]",
-        [content for content, _ in results],
-    )
+    expected = [[{"type": "text", "text": view}], [{"type": "text", "text": "[" + view + "]"}]]
+    observed = [content for content, _ in results]
+    assert observed == expected, pinned(
+        "SCH-RENDERED-JSON", f"the tool results in the transcript to be exactly {expected}",
+        observed)
+
+
+@pytest.mark.spec("SCH-060", "SCH-062", "SCH-064")
+def test_model_issued_calls_return_their_values_through_the_transcript(host, agent):
+    results = _two_model_calls(agent)
+    texts = [[block.get("text") for block in content] for content, _ in results]
+    values = [json.loads(text) for [text] in texts] if all(len(t) == 1 for t in texts) else texts
+    view = {"kind": "after", "prompt": "Café ☕", "afterSeconds": 90,
+            "scheduledAt": "2026-01-01T00:01:30.000Z", "state": "scheduled",
+            "deliveryMode": "session-local"}
+    created = values[0] if values and isinstance(values[0], dict) else {}
+    assert values == [{**view, "id": created.get("id")}, [{**view, "id": created.get("id")}]], (
+        readme("SCH-060, SCH-062, SCH-064", "one text block per result holding JSON of the "
+               "create view and of the list [view]", texts))
     assert [is_error for _, is_error in results] == [False, False], readme(
         "SCH-060, SCH-062, SCH-064",
         "model issued calls return canonical json through the transcript: [is_error for _, "
@@ -145,11 +161,10 @@ def test_results_are_not_truncated_by_the_plugin(agent):
         "SCH-062",
         "results are not truncated by the plugin: len(json.loads(listed.text)) == 41",
     )
-    assert listed.text.endswith('"deliveryMode":"session-local"}]'), readme(
-        "SCH-062",
-        "results are not truncated by the plugin: "
-        "listed.text.endswith('\"deliveryMode\":\"session-local\"}]')",
-    )
+    last = json.loads(listed.text)[-1]
+    assert (last["prompt"], last["deliveryMode"]) == ("r39", "session-local"), readme(
+        "SCH-062", "the last listed view complete (prompt r39, deliveryMode session-local)",
+        last)
 
 
 # -- the one-shot framing -----------------------------------------------------------

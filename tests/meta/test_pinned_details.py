@@ -73,3 +73,26 @@ def test_every_conformance_assertion_says_its_level_and_requirement():
                     if isinstance(node, ast.Assert) and node.msg is None]
     assert missing == [], "assertions without a message: " + ", ".join(missing)
     assert crossed == [], "\n".join(crossed)
+
+
+def test_readme_level_readings_accept_any_compact_spelling_but_not_other_facts():
+    from dsh_conformance.expect import reading_facts, seconds_of
+
+    assert [seconds_of(text) for text in ("1m 0s", "60s", "1m", "1d 1h 1m 1s", "0s")] == [
+        60, 60, 60, 90_061, 0]
+    assert seconds_of("unavailable") is None
+    for junk in ("", "1.5s", "one minute", "1s 1m"):
+        try:
+            seconds_of(junk)
+        except ValueError:
+            continue
+        raise AssertionError(f"{junk!r} was accepted as a duration")
+    pinned = ("Time sampled while preparing turn 2, step 2: 2026-01-01T08:00:00+08:00"
+              "[Asia/Shanghai]\nElapsed since the preceding step context: 1m 1s.")
+    other = pinned.replace("[Asia/Shanghai]", " Asia/Shanghai").replace("1m 1s", "61s")
+    assert reading_facts(pinned) == reading_facts(other)
+    for wrong in (pinned.replace("1m 1s", "1m 2s"), pinned.replace("+08:00", "+09:00"),
+                  pinned.replace("Asia/Shanghai", "Asia/Tokyo"),
+                  pinned.replace("08:00:00", "08:00"),
+                  pinned.replace("step context", "model-visible message"), pinned + "\n"):
+        assert reading_facts(wrong) != reading_facts(pinned), wrong
