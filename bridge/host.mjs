@@ -100,6 +100,34 @@ function countsOf(agent) {
   return counts
 }
 
+// Read faults hit the plugins' reads only: a read counts when its immediate
+// caller is plugin code (the host's own reads, even on a plugin's behalf, do not).
+const PLUGIN_FILES = /[\\/](dsh-schedule|dsh-time-context-seed)[\\/]lib[\\/]/
+function readByPlugin() {
+  // frames: Error, readByPlugin, readFault, the patched read, its caller
+  const caller = (new Error().stack ?? '').split('\n')[4] ?? ''
+  return PLUGIN_FILES.test(caller)
+}
+function readFault(kind) {
+  const proc = currentProcess
+  return proc?.alive === true && proc.faults.plans(kind) && readByPlugin() && proc.faults.readFails(kind)
+}
+
+const fakeNow = Date.now.bind(Date)
+Date.now = function nowWithFaults() {
+  if (readFault('clock')) throw new Error('wall-clock read failed (fault plan)')
+  return fakeNow()
+}
+
+const eventsGetter = Object.getOwnPropertyDescriptor(Session.prototype, 'events').get
+Object.defineProperty(Session.prototype, 'events', {
+  configurable: true,
+  get() {
+    if (readFault('events')) throw new Error('session event read failed (fault plan)')
+    return eventsGetter.call(this)
+  },
+})
+
 const patchedAgentPrototypes = new WeakSet()
 function patchAgent(agent) {
   const proto = Object.getPrototypeOf(agent)

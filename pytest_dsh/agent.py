@@ -269,7 +269,7 @@ class FakeAgent:
             self._settle()
 
     def _next_turn_number(self) -> int:
-        for event in reversed(self._session.events):
+        for event in reversed(self._session.log):
             data = event["data"]
             # Seeded logs may carry anything; only a well-formed turn/start counts.
             if event["type"] == "turn/start" and isinstance(data, dict):

@@ -132,11 +132,19 @@ class HostClock:
 
     max_timer_delay_ms: int = NODE_MAX_TIMER_DELAY_MS
 
-    def __init__(self, clock: VirtualClock, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(
+        self,
+        clock: VirtualClock,
+        loop: asyncio.AbstractEventLoop,
+        read_guard: Callable[[], None] | None = None,
+    ) -> None:
         self._clock = clock
         self._loop = loop
+        self._read_guard = read_guard
 
     def now_ms(self) -> int:
+        if self._read_guard is not None:
+            self._read_guard()  # the fault plan may make a plugin's clock read fail
         return self._clock.now_ms()
 
     def set_timer(self, delay_ms: int, callback: Callable[[], None]) -> _LoopTimer:

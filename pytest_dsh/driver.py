@@ -339,7 +339,7 @@ class PythonAgentDriver:
         self.agent.model.extend(replies)
 
     def requests(self) -> list[list[SessionEvent]]:
-        events = self.agent.session.events
+        events = self.agent.session.log
         return [[copy.deepcopy(events[seq]) for seq in sent] for sent in self.agent.model.requests]
 
     def compact(self, seqs: Sequence[int], summary: str, *, plugin: str = "compact") -> None:
@@ -426,7 +426,7 @@ class _ProbePlugin:
     def dsh_pre_step(self, agent: FakeAgent, turn: int, step: int, signal: Signal) -> None:
         probe = self.probe
         probe.calls.append(
-            ProbeCall(agent.id, turn, step, signal.aborted, len(agent.session.events))
+            ProbeCall(agent.id, turn, step, signal.aborted, len(agent.session.log))
         )
         if probe.only is not None and probe.only != (turn, step):
             return

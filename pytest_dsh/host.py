@@ -83,7 +83,7 @@ class HostProcess:
     def __init__(self, host: FakeHost) -> None:
         self.host = host
         self.loop = VirtualEventLoop(host.clock)
-        self.clock = HostClock(host.clock, self.loop)
+        self.clock = HostClock(host.clock, self.loop, host.faults.check_clock_read)
         self.faults = host.faults
         self.logger = _Logger(host.warnings)
         self.pm = pluggy.PluginManager(PROJECT_NAME)
@@ -117,7 +117,7 @@ class HostProcess:
         live = self.alive and self.sessions.get(str(getattr(session, "id", ""))) is session
         outcome = self.faults.next_flush_outcome() if live and session.live else "detached"
         self.host.flushes.append(
-            FlushRecord(session.id, outcome, self.host.clock.now_ms(), len(session.events))
+            FlushRecord(session.id, outcome, self.host.clock.now_ms(), len(session.log))
         )
         if outcome == "hang":
             parked: asyncio.Future[str] = self.loop.create_future()
@@ -125,7 +125,7 @@ class HostProcess:
             released = await parked
             outcome = released if self.alive and session.live else "detached"  # type: ignore[assignment]
         if outcome == "durable":
-            self.host.store.persist(session.header, session.events)
+            self.host.store.persist(session.header, session.log)
             return True
         if outcome == "falsy":
             return False
@@ -147,7 +147,7 @@ class HostProcess:
     def register(self, owner: str, checker: InvariantChecker) -> Any:
         for session in self.sessions.values():
             if session.live:
-                _run_checker(owner, checker, session.events, None, session.seed_length)
+                _run_checker(owner, checker, session.log, None, session.seed_length)
         entry = (owner, checker)
         self.invariants.append(entry)
 
@@ -160,7 +160,7 @@ class HostProcess:
     def guard_append(self, session: FakeSession, event: SessionEvent) -> None:
         self.faults.check_append(event["type"], event["data"])
         for owner, checker in list(self.invariants):
-            _run_checker(owner, checker, session.events, event, session.seed_length)
+            _run_checker(owner, checker, session.log, event, session.seed_length)
 
     # -- hooks ------------------------------------------------------------------
 
@@ -322,9 +322,15 @@ class FakeHost:
         process = self._process
         if header["id"] in process.sessions and process.sessions[header["id"]].live:
             raise ValueError(f"session {header['id']!r} is already live")
-        session = FakeSession(header, events, now_ms=self.clock.now_ms, guard=process.guard_append)
+        session = FakeSession(
+            header,
+            events,
+            now_ms=self.clock.now_ms,
+            guard=process.guard_append,
+            read_guard=process.faults.check_event_read,
+        )
         for owner, checker in list(process.invariants):
-            _run_checker(owner, checker, session.events, None, session.seed_length)
+            _run_checker(owner, checker, session.log, None, session.seed_length)
         process.sessions[header["id"]] = session
         return session
 

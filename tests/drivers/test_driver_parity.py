@@ -402,3 +402,25 @@ def test_compaction_names_the_chosen_plugin(host):
     [replacement] = agent.history()
     assert replacement["data"]["source"] == {"kind": "plugin", "plugin": "my-compactor"}
     assert replacement["sourceEventSeqs"] == [seq]
+
+
+@pytest.mark.parametrize("read", ["clock", "event"])
+def test_read_faults_hit_the_plugins_reads_only(host, read):
+    agent = schedule_agent(host)
+    getattr(host.faults, f"fail_{read}_reads")(count=None)
+    # the host's own reads and work on the plugin's behalf are unaffected
+    agent.append_event("note/test", {"n": 1})
+    assert host.flush_session(agent) is True
+    assert agent.events()[-1]["type"] == "note/test"
+    value = agent.call_tool("schedule_create", AFTER_60).value
+    assert value == {"code": "internal_error", "message": "The schedule operation failed."}
+    host.faults.clear()
+    assert agent.call_tool("schedule_create", AFTER_60).value["id"] == "schedule-1"
+
+
+def test_a_read_fault_counts_only_matching_reads(host):
+    agent = schedule_agent(host)
+    host.faults.fail_clock_reads(first=1, count=1)
+    agent.append_event("note/test", {"n": 1})  # no plugin clock read: the window waits
+    assert agent.call_tool("schedule_create", AFTER_60).value["code"] == "internal_error"
+    assert agent.call_tool("schedule_create", AFTER_60).value["id"] == "schedule-1"
