@@ -86,7 +86,9 @@ Session.prototype.append = function appendWithFaults(type, ...rest) {
   if (proc?.alive && proc.sessions?.get(this.id) === this && proc.faults.appendFails(type, rest[0])) {
     throw new Error(`append of '${type}' rejected by the fault plan`)
   }
-  return originalAppend.call(this, type, ...rest)
+  const event = originalAppend.call(this, type, ...rest)
+  if (proc?.alive && proc.sessions?.get(this.id) === this) trace('append', this.id, type)
+  return event
 }
 
 /** Per agent: maintenance claims and releases, whenIdle calls (driver counters). */
@@ -111,6 +113,28 @@ function readByPlugin() {
 function readFault(kind) {
   const proc = currentProcess
   return proc?.alive === true && proc.faults.plans(kind) && readByPlugin() && proc.faults.readFails(kind)
+}
+
+/** Record one trace entry when the live host traces (see pytest_dsh/trace.py). */
+function trace(kind, subject, detail = '') {
+  const host = currentProcess?.alive ? currentProcess.host : null
+  if (host?.tracing) host.traceEntries.push({ kind, subject, detail })
+}
+
+// Timers a plugin arms or cancels (its own code calls setTimeout/clearTimeout).
+const fakeSetTimeout = globalThis.setTimeout
+const fakeClearTimeout = globalThis.clearTimeout
+function callerIsPlugin() {
+  // frames: Error, callerIsPlugin, the patched timer function, its caller
+  return PLUGIN_FILES.test((new Error().stack ?? '').split('\n')[3] ?? '')
+}
+globalThis.setTimeout = function setTimeoutTraced(callback, delay, ...args) {
+  if (currentProcess?.host.tracing && callerIsPlugin()) trace('timer-arm', '', String(delay ?? 0))
+  return fakeSetTimeout(callback, delay, ...args)
+}
+globalThis.clearTimeout = function clearTimeoutTraced(id) {
+  if (currentProcess?.host.tracing && callerIsPlugin()) trace('timer-cancel', '')
+  return fakeClearTimeout(id)
 }
 
 const fakeNow = Date.now.bind(Date)
@@ -138,18 +162,28 @@ function patchAgent(agent) {
     if (currentProcess?.alive && currentProcess.faults.followupFails()) {
       throw new Error('followup rejected by the fault plan')
     }
-    return followup.call(this, message)
+    const result = followup.call(this, message)
+    trace('followup', this.session.id)
+    return result
   }
   proto.runMaintenance = function countedMaintenance(task) {
     if (currentProcess?.alive && currentProcess.faults.maintenanceFails()) {
       // An asynchronous rejection: the claim is refused later, the task never runs.
       return Promise.reject(new Error('maintenance rejected by the fault plan'))
     }
-    const promise = runMaintenance.call(this, task) // throws synchronously when busy
     const counts = countsOf(this)
-    counts.claims += 1
+    const sessionId = this.session.id
+    // The claim is counted once it succeeded, before its task starts (DSH runs
+    // the task synchronously inside runMaintenance).
+    const claimed = (signal) => {
+      counts.claims += 1
+      trace('claim', sessionId)
+      return task(signal)
+    }
+    const promise = runMaintenance.call(this, claimed) // throws synchronously when busy
     const released = () => {
       counts.releases += 1
+      trace('release', sessionId)
     }
     promise.then(released, released)
     return promise
@@ -465,6 +499,8 @@ export class Host {
     this.pendingIds = 0
     this.disposals = new Map()
     this.directPreSteps = new WeakMap()
+    this.tracing = false
+    this.traceEntries = []
     this.proc = null
   }
 
@@ -595,6 +631,7 @@ export class Host {
 
   recordFlush(sessionId, outcome, wallMs, length) {
     this.flushes.push({ session_id: sessionId, outcome, wall_ms: wallMs, durable_length: length })
+    if (this.tracing) this.traceEntries.push({ kind: 'flush', subject: sessionId, detail: outcome })
   }
 
   recordForAgent(agent) {

@@ -164,6 +164,15 @@ const ops = {
     await requireHost().releasePending(pending)
     return null
   },
+  async start_trace() {
+    const h = requireHost()
+    h.tracing = true
+    h.traceEntries = []
+    return null
+  },
+  async trace() {
+    return requireHost().traceEntries
+  },
   async counters({ agent }) {
     return requireHost().counters(agent)
   },

@@ -43,6 +43,7 @@ from pytest_dsh.pending import (
 from pytest_dsh.persistence import FaultPlan, FlushRecord
 from pytest_dsh.session import MESSAGE_EVENT_TYPES
 from pytest_dsh.tools import AbortSignal, ToolOutcome
+from pytest_dsh.trace import TraceEntry
 
 __all__ = [
     "AgentDriver",
@@ -198,6 +199,10 @@ class HostDriver(Protocol):
     def add_pre_step_probe(
         self, mode: ProbeMode = "record", *, only: tuple[int, int] | None = None
     ) -> PreStepProbe: ...
+    def start_trace(self) -> None:
+        """Record, in order, what the host does from now on (pytest_dsh.trace)."""
+    def trace(self) -> list[TraceEntry]:
+        """What the host did since :meth:`start_trace`."""
     def close(self) -> None: ...
 
 
@@ -541,6 +546,12 @@ class PythonHostDriver:
         self._probes.append(probe)
         self.host.process.pm.register(_ProbePlugin(probe))
         return probe
+
+    def start_trace(self) -> None:
+        self.host.host_trace.start()
+
+    def trace(self) -> list[TraceEntry]:
+        return list(self.host.host_trace.entries)
 
     def close(self) -> None:
         self.host.close()

@@ -54,6 +54,7 @@ from pytest_dsh.persistence import (
 )
 from pytest_dsh.session import FakeSession
 from pytest_dsh.tools import AbortSignal
+from pytest_dsh.trace import HostTrace
 from pytest_dsh.virtual_loop import VirtualEventLoop
 
 __all__ = ["FakeHost", "HostProcess"]
@@ -83,7 +84,10 @@ class HostProcess:
     def __init__(self, host: FakeHost) -> None:
         self.host = host
         self.loop = VirtualEventLoop(host.clock)
-        self.clock = HostClock(host.clock, self.loop, host.faults.check_clock_read)
+        self.clock = HostClock(
+            host.clock, self.loop, host.faults.check_clock_read, host.host_trace
+        )
+        self.trace = host.host_trace
         self.faults = host.faults
         self.logger = _Logger(host.warnings)
         self.pm = pluggy.PluginManager(PROJECT_NAME)
@@ -119,6 +123,7 @@ class HostProcess:
         self.host.flushes.append(
             FlushRecord(session.id, outcome, self.host.clock.now_ms(), len(session.log))
         )
+        self.trace.record("flush", session.id, outcome)
         if outcome == "hang":
             parked: asyncio.Future[str] = self.loop.create_future()
             self.faults.park(parked)
@@ -161,6 +166,8 @@ class HostProcess:
         self.faults.check_append(event["type"], event["data"])
         for owner, checker in list(self.invariants):
             _run_checker(owner, checker, session.log, event, session.seed_length)
+        # Nothing after the guard refuses an append: it is stored now.
+        self.trace.record("append", session.id, event["type"])
 
     # -- hooks ------------------------------------------------------------------
 
@@ -225,6 +232,8 @@ class FakeHost:
         self.store = DurableStore()
         self.faults = FaultPlan()
         self.faults.after_release = self.run_until_idle
+        #: Survives crashes, like the fault plan (see pytest_dsh.trace).
+        self.host_trace = HostTrace()
         self.flushes: list[FlushRecord] = []
         self.warnings: list[str] = []
         self.errors: list[str] = []

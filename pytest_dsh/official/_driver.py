@@ -43,6 +43,7 @@ from pytest_dsh.official._process import (
 from pytest_dsh.pending import AgentCounters, PreStepOutcome
 from pytest_dsh.persistence import FaultPlan, FlushRecord
 from pytest_dsh.tools import ToolOutcome
+from pytest_dsh.trace import TraceEntry
 
 __all__ = ["BridgeAgentDriver", "BridgeHostDriver", "BridgeOperationError"]
 
@@ -488,6 +489,15 @@ class BridgeHostDriver:
         if index != len(self._probes) - 1:  # pragma: no cover - protocol guard
             raise RuntimeError("probe numbering out of step with the bridge")
         return probe
+
+    def start_trace(self) -> None:
+        self._call("start_trace")
+
+    def trace(self) -> list[TraceEntry]:
+        return [
+            TraceEntry(entry["kind"], entry["subject"], entry["detail"])
+            for entry in self._call("trace")
+        ]
 
     def close(self) -> None:
         if self._closed:

@@ -15,6 +15,7 @@ from pytest_dsh.clock import JS_MAX_TIME_MS
 from pytest_dsh.contract import AppendRejectedError, MaintenanceRejectedError
 from pytest_dsh.driver import AgentDriver, HostDriver
 from pytest_dsh.pending import AgentCounters, PreStepOutcome
+from pytest_dsh.trace import TraceEntry
 
 AFTER_60 = {"prompt": "Stretch", "after_seconds": 60}
 
@@ -424,3 +425,54 @@ def test_a_read_fault_counts_only_matching_reads(host):
     agent.append_event("note/test", {"n": 1})  # no plugin clock read: the window waits
     assert agent.call_tool("schedule_create", AFTER_60).value["code"] == "internal_error"
     assert agent.call_tool("schedule_create", AFTER_60).value["id"] == "schedule-1"
+
+
+# -- the host trace --------------------------------------------------------------------------
+
+
+def test_the_trace_records_nothing_until_started(host):
+    agent = host.create_agent()
+    agent.append_event("note/test", {})
+    assert host.trace() == []
+    host.start_trace()
+    agent.append_event("note/test", {})
+    assert host.trace() == [TraceEntry("append", agent.session_id, "note/test")]
+
+
+def test_the_trace_orders_claims_follow_ups_releases_and_flushes(host):
+    agent = host.create_agent()
+    host.start_trace()
+    hold = agent.hold_maintenance()
+    agent.prompt("hello")
+    hold.release()
+    host.flush_session(agent)
+    kinds = [e.kind for e in host.trace() if e.kind != "append"]
+    assert kinds == ["claim", "followup", "release", "flush"]
+    assert {e.subject for e in host.trace()} == {agent.session_id}
+
+
+def test_the_trace_shows_a_create_transaction_and_the_owner_timer(host):
+    agent = schedule_agent(host)
+    host.start_trace()
+    agent.call_tool("schedule_create", AFTER_60)
+    entries = [(e.kind, e.detail) for e in host.trace()]
+    assert entries[:3] == [
+        ("flush", "durable"), ("append", "schedule/change"), ("flush", "durable")
+    ]
+    assert ("timer-arm", "60000") in entries
+
+
+def test_the_trace_shows_a_due_delivery_inside_its_claim(host):
+    agent = schedule_agent(host)
+    agent.call_tool("schedule_create", AFTER_60)
+    host.start_trace()
+    host.advance(60)
+    entries = [
+        (e.kind, e.detail) for e in host.trace()
+        if e.kind != "append" or e.detail == "schedule/change"
+    ]
+    start = entries.index(("claim", ""))
+    assert entries[start : start + 4] == [
+        ("claim", ""), ("followup", ""), ("append", "schedule/change"), ("release", "")
+    ]
+    assert entries[0] == ("flush", "durable")  # the due preflight comes first
