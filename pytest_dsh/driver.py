@@ -106,6 +106,9 @@ class AgentDriver(Protocol):
     def tool_specs(self) -> list[dict[str, Any]]:
         """``[{"name", "description", "parameters"}]`` in registration order."""
 
+    def tool_output_schemas(self) -> dict[str, dict[str, Any] | None]:
+        """Each registered tool's declared output schema (None: undeclared)."""
+
     def call_tool(self, name: str, arguments: Any, *, aborted: bool = False) -> ToolOutcome:
         """Call a tool directly (no ``tool/call``/``tool/result`` events) and
         drive the host until the call completes."""
@@ -324,6 +327,15 @@ class PythonAgentDriver:
                 }
             )
         return specs
+
+    def tool_output_schemas(self) -> dict[str, dict[str, Any] | None]:
+        schemas: dict[str, dict[str, Any] | None] = {}
+        for name in self.agent.tools.names():
+            tool = self.agent.tools.get(name)
+            assert tool is not None
+            output = tool.output_schema
+            schemas[name] = None if output is None else copy.deepcopy(dict(output))
+        return schemas
 
     def call_tool(self, name: str, arguments: Any, *, aborted: bool = False) -> ToolOutcome:
         signal = AbortSignal()

@@ -220,6 +220,9 @@ class BridgeAgentDriver:
     def tool_specs(self) -> list[dict[str, Any]]:
         return cast(list[dict[str, Any]], self._call("tool_specs"))
 
+    def tool_output_schemas(self) -> dict[str, dict[str, Any] | None]:
+        return cast(dict[str, dict[str, Any] | None], self._call("tool_output_schemas"))
+
     def call_tool(self, name: str, arguments: Any, *, aborted: bool = False) -> ToolOutcome:
         result = self._call("call_tool", name=name, arguments=arguments, aborted=aborted)
         return ToolOutcome(

@@ -8,6 +8,7 @@ These pin the kit's own driver contract (docs/fake-host.md), not a README.
 
 from __future__ import annotations
 
+import jsonschema
 import pytest
 
 from pytest_dsh import HostStuckError
@@ -476,3 +477,30 @@ def test_the_trace_shows_a_due_delivery_inside_its_claim(host):
         ("claim", ""), ("followup", ""), ("append", "schedule/change"), ("release", "")
     ]
     assert entries[0] == ("flush", "durable")  # the due preflight comes first
+
+
+# -- tool registry introspection ------------------------------------------------------------
+
+
+def test_each_tool_declares_an_output_schema_its_values_satisfy(host):
+    agent = schedule_agent(host)
+    schemas = agent.tool_output_schemas()
+    assert list(schemas) == ["schedule_create", "schedule_list", "schedule_delete"]
+    values = {
+        "schedule_create": agent.call_tool("schedule_create", AFTER_60).value,
+        "schedule_list": agent.call_tool("schedule_list", {}).value,
+        "schedule_delete": agent.call_tool("schedule_delete", {"id": "schedule-1"}).value,
+    }
+    for name, value in values.items():
+        schema = schemas[name]
+        assert schema is not None
+        jsonschema.Draft202012Validator(schema).validate(value)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.Draft202012Validator(schemas["schedule_delete"]).validate({"deleted": "yes"})
+
+
+def test_a_disposed_agent_has_no_tools_left(host):
+    agent = schedule_agent(host)
+    agent.dispose()
+    assert agent.tool_output_schemas() == {}
+    assert agent.tool_names() == []
