@@ -84,7 +84,9 @@ Session.prototype.append = function appendWithFaults(type, ...rest) {
   if (proc?.alive && proc.sessions?.get(this.id) === this && proc.faults.appendFails(type, rest[0])) {
     throw new Error(`append of '${type}' rejected by the fault plan`)
   }
-  return originalAppend.call(this, type, ...rest)
+  const event = originalAppend.call(this, type, ...rest)
+  if (proc?.alive && proc.sessions?.get(this.id) === this) trace('append', this.id, type)
+  return event
 }
 
 /** Per agent: maintenance claims and releases, whenIdle calls (driver counters). */
@@ -98,6 +100,56 @@ function countsOf(agent) {
   return counts
 }
 
+// Read faults hit the plugins' reads only: a read counts when its immediate
+// caller is plugin code (the host's own reads, even on a plugin's behalf, do not).
+const PLUGIN_FILES = /[\\/](dsh-schedule|dsh-time-context-seed)[\\/]lib[\\/]/
+function readByPlugin() {
+  // frames: Error, readByPlugin, readFault, the patched read, its caller
+  const caller = (new Error().stack ?? '').split('\n')[4] ?? ''
+  return PLUGIN_FILES.test(caller)
+}
+function readFault(kind) {
+  const proc = currentProcess
+  return proc?.alive === true && proc.faults.plans(kind) && readByPlugin() && proc.faults.readFails(kind)
+}
+
+/** Record one trace entry when the live host traces (see pytest_dsh/trace.py). */
+function trace(kind, subject, detail = '') {
+  const host = currentProcess?.alive ? currentProcess.host : null
+  if (host?.tracing) host.traceEntries.push({ kind, subject, detail })
+}
+
+// Timers a plugin arms or cancels (its own code calls setTimeout/clearTimeout).
+const fakeSetTimeout = globalThis.setTimeout
+const fakeClearTimeout = globalThis.clearTimeout
+function callerIsPlugin() {
+  // frames: Error, callerIsPlugin, the patched timer function, its caller
+  return PLUGIN_FILES.test((new Error().stack ?? '').split('\n')[3] ?? '')
+}
+globalThis.setTimeout = function setTimeoutTraced(callback, delay, ...args) {
+  if (currentProcess?.host.tracing && callerIsPlugin()) trace('timer-arm', '', String(delay ?? 0))
+  return fakeSetTimeout(callback, delay, ...args)
+}
+globalThis.clearTimeout = function clearTimeoutTraced(id) {
+  if (currentProcess?.host.tracing && callerIsPlugin()) trace('timer-cancel', '')
+  return fakeClearTimeout(id)
+}
+
+const fakeNow = Date.now.bind(Date)
+Date.now = function nowWithFaults() {
+  if (readFault('clock')) throw new Error('wall-clock read failed (fault plan)')
+  return fakeNow()
+}
+
+const eventsGetter = Object.getOwnPropertyDescriptor(Session.prototype, 'events').get
+Object.defineProperty(Session.prototype, 'events', {
+  configurable: true,
+  get() {
+    if (readFault('events')) throw new Error('session event read failed (fault plan)')
+    return eventsGetter.call(this)
+  },
+})
+
 const patchedAgentPrototypes = new WeakSet()
 function patchAgent(agent) {
   const proto = Object.getPrototypeOf(agent)
@@ -108,18 +160,28 @@ function patchAgent(agent) {
     if (currentProcess?.alive && currentProcess.faults.followupFails()) {
       throw new Error('followup rejected by the fault plan')
     }
-    return followup.call(this, message)
+    const result = followup.call(this, message)
+    trace('followup', this.session.id)
+    return result
   }
   proto.runMaintenance = function countedMaintenance(task) {
     if (currentProcess?.alive && currentProcess.faults.maintenanceFails()) {
       // An asynchronous rejection: the claim is refused later, the task never runs.
       return Promise.reject(new Error('maintenance rejected by the fault plan'))
     }
-    const promise = runMaintenance.call(this, task) // throws synchronously when busy
     const counts = countsOf(this)
-    counts.claims += 1
+    const sessionId = this.session.id
+    // The claim is counted once it succeeded, before its task starts (DSH runs
+    // the task synchronously inside runMaintenance).
+    const claimed = (signal) => {
+      counts.claims += 1
+      trace('claim', sessionId)
+      return task(signal)
+    }
+    const promise = runMaintenance.call(this, claimed) // throws synchronously when busy
     const released = () => {
       counts.releases += 1
+      trace('release', sessionId)
     }
     promise.then(released, released)
     return promise
@@ -435,6 +497,8 @@ export class Host {
     this.pendingIds = 0
     this.disposals = new Map()
     this.directPreSteps = new WeakMap()
+    this.tracing = false
+    this.traceEntries = []
     this.proc = null
   }
 
@@ -565,6 +629,7 @@ export class Host {
 
   recordFlush(sessionId, outcome, wallMs, length) {
     this.flushes.push({ session_id: sessionId, outcome, wall_ms: wallMs, durable_length: length })
+    if (this.tracing) this.traceEntries.push({ kind: 'flush', subject: sessionId, detail: outcome })
   }
 
   recordForAgent(agent) {

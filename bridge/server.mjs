@@ -166,6 +166,15 @@ const ops = {
     await requireHost().releasePending(pending)
     return null
   },
+  async start_trace() {
+    const h = requireHost()
+    h.tracing = true
+    h.traceEntries = []
+    return null
+  },
+  async trace() {
+    return requireHost().traceEntries
+  },
   async counters({ agent }) {
     return requireHost().counters(agent)
   },
@@ -184,6 +193,15 @@ const ops = {
   async tool_specs({ agent }) {
     const h = requireHost()
     return h.proc.ctx.tools.schemas(h.record(agent).agent)
+  },
+  async tool_output_schemas({ agent }) {
+    const h = requireHost()
+    const owner = h.record(agent).agent
+    const schemas = {}
+    for (const { name } of h.proc.ctx.tools.schemas(owner)) {
+      schemas[name] = h.proc.ctx.tools.get(name, owner)?.output?.schema ?? null
+    }
+    return schemas
   },
   async call_tool({ agent, name, arguments: args, aborted }) {
     return requireHost().callTool(agent, name, args, aborted === true)

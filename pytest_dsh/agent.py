@@ -35,6 +35,7 @@ from pytest_dsh.pending import AgentCounters
 from pytest_dsh.persistence import FaultPlan
 from pytest_dsh.session import FakeSession
 from pytest_dsh.tools import AbortSignal, AgentToolRegistry, ToolCallContext, ToolOutcome
+from pytest_dsh.trace import HostTrace
 
 __all__ = ["MAX_STEPS_PER_TURN", "AgentProcess", "FakeAgent"]
 
@@ -46,6 +47,8 @@ class AgentProcess(Protocol):
 
     maintenance_claims: int
 
+    @property
+    def trace(self) -> HostTrace: ...
     @property
     def loop(self) -> asyncio.AbstractEventLoop: ...
     @property
@@ -145,6 +148,7 @@ class FakeAgent:
         if self._process.faults.followup_fails():
             raise RuntimeError("followup rejected by the fault plan")
         self._followups.append(message)
+        self._process.trace.record("followup", self._session.id)
         self._process.loop.call_soon(self._settle)
 
     def inject(self, message: UserMessage) -> SessionEvent:
@@ -176,6 +180,7 @@ class FakeAgent:
         self._maintenance = True
         self._maintenance_claims += 1
         self._process.maintenance_claims += 1
+        self._process.trace.record("claim", self._session.id)
 
         async def run() -> bool:
             try:
@@ -183,6 +188,7 @@ class FakeAgent:
             finally:
                 self._maintenance = False
                 self._maintenance_releases += 1
+                self._process.trace.record("release", self._session.id)
                 self._settle()
 
         self._maintenance_task = self._process.loop.create_task(run())
@@ -269,7 +275,7 @@ class FakeAgent:
             self._settle()
 
     def _next_turn_number(self) -> int:
-        for event in reversed(self._session.events):
+        for event in reversed(self._session.log):
             data = event["data"]
             # Seeded logs may carry anything; only a well-formed turn/start counts.
             if event["type"] == "turn/start" and isinstance(data, dict):

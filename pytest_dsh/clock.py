@@ -19,6 +19,8 @@ from typing import Final, final
 
 import time_machine
 
+from pytest_dsh.trace import HostTrace
+
 __all__ = ["JS_MAX_TIME_MS", "NODE_MAX_TIMER_DELAY_MS", "HostClock", "VirtualClock"]
 
 #: The range of a JavaScript ``Date``: 100,000,000 days either side of the epoch.
@@ -119,10 +121,13 @@ _MAX_MS: Final = 253_402_300_799_999 - 86_400_000
 
 
 class _LoopTimer:
-    def __init__(self, handle: asyncio.TimerHandle) -> None:
+    def __init__(self, handle: asyncio.TimerHandle, trace: HostTrace | None) -> None:
         self._handle = handle
+        self._trace = trace
 
     def cancel(self) -> None:
+        if self._trace is not None:
+            self._trace.record("timer-cancel", "")
         self._handle.cancel()
 
 
@@ -132,15 +137,27 @@ class HostClock:
 
     max_timer_delay_ms: int = NODE_MAX_TIMER_DELAY_MS
 
-    def __init__(self, clock: VirtualClock, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(
+        self,
+        clock: VirtualClock,
+        loop: asyncio.AbstractEventLoop,
+        read_guard: Callable[[], None] | None = None,
+        trace: HostTrace | None = None,
+    ) -> None:
         self._clock = clock
         self._loop = loop
+        self._read_guard = read_guard
+        self._trace = trace
 
     def now_ms(self) -> int:
+        if self._read_guard is not None:
+            self._read_guard()  # the fault plan may make a plugin's clock read fail
         return self._clock.now_ms()
 
     def set_timer(self, delay_ms: int, callback: Callable[[], None]) -> _LoopTimer:
+        if self._trace is not None:
+            self._trace.record("timer-arm", "", str(delay_ms))
         # Node semantics: out-of-range or sub-millisecond delays become 1 ms.
         if not 1 <= delay_ms <= NODE_MAX_TIMER_DELAY_MS:
             delay_ms = 1
-        return _LoopTimer(self._loop.call_later(delay_ms / 1000.0, callback))
+        return _LoopTimer(self._loop.call_later(delay_ms / 1000.0, callback), self._trace)

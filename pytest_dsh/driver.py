@@ -44,6 +44,7 @@ from pytest_dsh.pending import (
 from pytest_dsh.persistence import Durability, FaultPlan, FlushRecord
 from pytest_dsh.session import MESSAGE_EVENT_TYPES
 from pytest_dsh.tools import AbortSignal, ToolOutcome, argument_error
+from pytest_dsh.trace import TraceEntry
 
 __all__ = [
     "AgentDriver",
@@ -105,6 +106,9 @@ class AgentDriver(Protocol):
 
     def tool_specs(self) -> list[dict[str, Any]]:
         """``[{"name", "description", "parameters"}]`` in registration order."""
+
+    def tool_output_schemas(self) -> dict[str, dict[str, Any] | None]:
+        """Each registered tool's declared output schema (None: undeclared)."""
 
     def call_tool(self, name: str, arguments: Any, *, aborted: bool = False) -> ToolOutcome:
         """Call a tool directly (no ``tool/call``/``tool/result`` events) and
@@ -199,6 +203,10 @@ class HostDriver(Protocol):
     def add_pre_step_probe(
         self, mode: ProbeMode = "record", *, only: tuple[int, int] | None = None
     ) -> PreStepProbe: ...
+    def start_trace(self) -> None:
+        """Record, in order, what the host does from now on (pytest_dsh.trace)."""
+    def trace(self) -> list[TraceEntry]:
+        """What the host did since :meth:`start_trace`."""
     def close(self) -> None: ...
 
 
@@ -325,6 +333,15 @@ class PythonAgentDriver:
             )
         return specs
 
+    def tool_output_schemas(self) -> dict[str, dict[str, Any] | None]:
+        schemas: dict[str, dict[str, Any] | None] = {}
+        for name in self.agent.tools.names():
+            tool = self.agent.tools.get(name)
+            assert tool is not None
+            output = tool.output_schema
+            schemas[name] = None if output is None else copy.deepcopy(dict(output))
+        return schemas
+
     def call_tool(self, name: str, arguments: Any, *, aborted: bool = False) -> ToolOutcome:
         refused = argument_error(arguments)  # before copying what may not copy
         if refused is not None:
@@ -347,7 +364,7 @@ class PythonAgentDriver:
         self.agent.model.extend(replies)
 
     def requests(self) -> list[list[SessionEvent]]:
-        events = self.agent.session.events
+        events = self.agent.session.log
         return [[json_copy(events[seq]) for seq in sent] for sent in self.agent.model.requests]
 
     def compact(self, seqs: Sequence[int], summary: str, *, plugin: str = "compact") -> None:
@@ -439,7 +456,7 @@ class _ProbePlugin:
     def dsh_pre_step(self, agent: FakeAgent, turn: int, step: int, signal: Signal) -> None:
         probe = self.probe
         probe.calls.append(
-            ProbeCall(agent.id, turn, step, signal.aborted, len(agent.session.events))
+            ProbeCall(agent.id, turn, step, signal.aborted, len(agent.session.log))
         )
         if probe.only is not None and probe.only != (turn, step):
             return
@@ -559,6 +576,12 @@ class PythonHostDriver:
         self._probes.append(probe)
         self.host.process.pm.register(_ProbePlugin(probe))
         return probe
+
+    def start_trace(self) -> None:
+        self.host.host_trace.start()
+
+    def trace(self) -> list[TraceEntry]:
+        return list(self.host.host_trace.entries)
 
     def close(self) -> None:
         self.host.close()

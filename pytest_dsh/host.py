@@ -57,6 +57,7 @@ from pytest_dsh.persistence import (
 )
 from pytest_dsh.session import FakeSession
 from pytest_dsh.tools import AbortSignal
+from pytest_dsh.trace import HostTrace
 from pytest_dsh.virtual_loop import VirtualEventLoop
 
 __all__ = ["FakeHost", "HostProcess"]
@@ -86,7 +87,10 @@ class HostProcess:
     def __init__(self, host: FakeHost) -> None:
         self.host = host
         self.loop = VirtualEventLoop(host.clock)
-        self.clock = HostClock(host.clock, self.loop)
+        self.clock = HostClock(
+            host.clock, self.loop, host.faults.check_clock_read, host.host_trace
+        )
+        self.trace = host.host_trace
         self.faults = host.faults
         self.logger = _Logger(host.warnings)
         self.pm = pluggy.PluginManager(PROJECT_NAME)
@@ -119,8 +123,9 @@ class HostProcess:
         await asyncio.sleep(0)
         live = self.alive and self.sessions.get(str(getattr(session, "id", ""))) is session
         outcome = self.faults.next_flush_outcome() if live and session.live else "detached"
-        record = FlushRecord(session.id, outcome, self.host.clock.now_ms(), len(session.events))
+        record = FlushRecord(session.id, outcome, self.host.clock.now_ms(), len(session.log))
         self.host.flushes.append(record)
+        self.trace.record("flush", session.id, outcome)
         if outcome == "hang":
             parked: asyncio.Future[str] = self.loop.create_future()
             self.faults.park(parked)
@@ -128,7 +133,7 @@ class HostProcess:
             outcome = released if self.alive and session.live else "detached"  # type: ignore[assignment]
         if outcome == "durable":
             try:
-                self.host.store.persist(session.header, session.events)
+                self.host.store.persist(session.header, session.log)
             except PersistenceRejectedError:
                 # Recorded durable only if it was: the store refused the log.
                 flushes = self.host.flushes
@@ -156,7 +161,7 @@ class HostProcess:
     def register(self, owner: str, checker: InvariantChecker) -> Any:
         for session in self.sessions.values():
             if session.live:
-                _run_checker(owner, checker, session.events, None, session.seed_length)
+                _run_checker(owner, checker, session.log, None, session.seed_length)
         entry = (owner, checker)
         self.invariants.append(entry)
 
@@ -169,12 +174,14 @@ class HostProcess:
     def guard_append(self, session: FakeSession, event: SessionEvent) -> None:
         self.faults.check_append(event["type"], event["data"])
         for owner, checker in list(self.invariants):
-            _run_checker(owner, checker, session.events, event, session.seed_length)
+            _run_checker(owner, checker, session.log, event, session.seed_length)
         if self.host.store.durability == "per-event":
             try:  # durable before it is appended, or not appended at all
-                self.host.store.persist(session.header, [*session.events, event])
+                self.host.store.persist(session.header, [*session.log, event])
             except PersistenceRejectedError as exc:
                 raise AppendRejectedError(str(exc)) from exc
+        # Nothing after the guard refuses an append: it is stored now.
+        self.trace.record("append", session.id, event["type"])
 
     # -- hooks ------------------------------------------------------------------
 
@@ -239,6 +246,8 @@ class FakeHost:
         self.store = DurableStore()
         self.faults = FaultPlan()
         self.faults.after_release = self.run_until_idle
+        #: Survives crashes, like the fault plan (see pytest_dsh.trace).
+        self.host_trace = HostTrace()
         self.flushes: list[FlushRecord] = []
         self.warnings: list[str] = []
         self.errors: list[str] = []
@@ -339,9 +348,15 @@ class FakeHost:
         process = self._process
         if header["id"] in process.sessions and process.sessions[header["id"]].live:
             raise ValueError(f"session {header['id']!r} is already live")
-        session = FakeSession(header, events, now_ms=self.clock.now_ms, guard=process.guard_append)
+        session = FakeSession(
+            header,
+            events,
+            now_ms=self.clock.now_ms,
+            guard=process.guard_append,
+            read_guard=process.faults.check_event_read,
+        )
         for owner, checker in list(process.invariants):
-            _run_checker(owner, checker, session.events, None, session.seed_length)
+            _run_checker(owner, checker, session.log, None, session.seed_length)
         process.sessions[header["id"]] = session
         return session
 

@@ -136,6 +136,16 @@ class FaultPlan:
         """Make ``agent.followup`` calls raise (nothing is queued)."""
         self._windows.append(_Window("followup", "rejected", _positive(first), _count(count)))
 
+    def fail_clock_reads(self, *, first: int = 1, count: int | None = 1) -> None:
+        """Make a plugin's wall-clock reads raise (the Clock service on the fake
+        host; ``Date.now()`` called from the plugin's code on the bridge)."""
+        self._windows.append(_Window("clock", "rejected", _positive(first), _count(count)))
+
+    def fail_event_reads(self, *, first: int = 1, count: int | None = 1) -> None:
+        """Make a plugin's reads of ``session.events`` raise (the host's own
+        reads are unaffected)."""
+        self._windows.append(_Window("events", "rejected", _positive(first), _count(count)))
+
     def clear(self) -> None:
         """Forget every planned fault (hung flushes stay hung until released)."""
         self._windows.clear()
@@ -221,6 +231,21 @@ class FaultPlan:
             if window.kind == "followup":
                 failed = window.claims() or failed
         return failed
+
+    def _read_fails(self, kind: str) -> bool:
+        failed = False
+        for window in self._windows:
+            if window.kind == kind:
+                failed = window.claims() or failed
+        return failed
+
+    def check_clock_read(self) -> None:
+        if self._read_fails("clock"):
+            raise RuntimeError("wall-clock read failed (fault plan)")
+
+    def check_event_read(self) -> None:
+        if self._read_fails("events"):
+            raise RuntimeError("session event read failed (fault plan)")
 
     def park(self, future: asyncio.Future[str]) -> None:
         self._hung.append(future)

@@ -102,11 +102,13 @@ class FakeSession:
         *,
         now_ms: Callable[[], int],
         guard: AppendGuard,
+        read_guard: Callable[[], None] | None = None,
     ) -> None:
         self._header = header
         self._events = events
         self._now_ms = now_ms
         self._guard = guard
+        self._read_guard = read_guard
         self.live = True
 
     @property
@@ -119,7 +121,15 @@ class FakeSession:
 
     @property
     def events(self) -> Sequence[SessionEvent]:
+        """The raw log as a plugin reads it (the fault plan may make it raise)."""
+        if self._read_guard is not None:
+            self._read_guard()
         # O(1): the raw list only ever grows, so a prefix view is a stable snapshot.
+        return EventsView(self._events, len(self._events))
+
+    @property
+    def log(self) -> Sequence[SessionEvent]:
+        """The raw log as the host itself reads it (never faulted)."""
         return EventsView(self._events, len(self._events))
 
     @property

@@ -59,6 +59,19 @@ export class Faults {
     return failed
   }
 
+  /** Any planned window of `kind` (a cheap test before a costly caller check). */
+  plans(kind) {
+    return this.windows.some((w) => w.kind === kind)
+  }
+
+  readFails(kind) {
+    let failed = false
+    for (const w of this.windows) {
+      if (w.kind === kind) failed = this.claims(w) || failed
+    }
+    return failed
+  }
+
   maintenanceFails() {
     let failed = false
     for (const w of this.windows) {

@@ -45,6 +45,7 @@ from pytest_dsh.official._process import (
 from pytest_dsh.pending import AgentCounters, PreStepOutcome
 from pytest_dsh.persistence import FaultPlan, FlushRecord
 from pytest_dsh.tools import ToolOutcome, argument_error
+from pytest_dsh.trace import TraceEntry
 
 __all__ = ["BridgeAgentDriver", "BridgeHostDriver", "BridgeOperationError"]
 
@@ -220,6 +221,9 @@ class BridgeAgentDriver:
 
     def tool_specs(self) -> list[dict[str, Any]]:
         return cast(list[dict[str, Any]], self._call("tool_specs"))
+
+    def tool_output_schemas(self) -> dict[str, dict[str, Any] | None]:
+        return cast(dict[str, dict[str, Any] | None], self._call("tool_output_schemas"))
 
     def call_tool(self, name: str, arguments: Any, *, aborted: bool = False) -> ToolOutcome:
         refused = argument_error(arguments)  # what JSON cannot carry to the bridge
@@ -498,6 +502,15 @@ class BridgeHostDriver:
         if index != len(self._probes) - 1:  # pragma: no cover - protocol guard
             raise RuntimeError("probe numbering out of step with the bridge")
         return probe
+
+    def start_trace(self) -> None:
+        self._call("start_trace")
+
+    def trace(self) -> list[TraceEntry]:
+        return [
+            TraceEntry(entry["kind"], entry["subject"], entry["detail"])
+            for entry in self._call("trace")
+        ]
 
     def close(self) -> None:
         if self._closed:

@@ -164,10 +164,12 @@ class _Handlers:
             self._durable_change()
             try:
                 folded = self._fold()
+                now = self._services.clock.now_ms()
+                return [schedule_view(record, now) for record in folded.active()]
             except _CorruptLog:
                 return corrupt_log_result()
-            now = self._services.clock.now_ms()
-            return [schedule_view(record, now) for record in folded.active()]
+            except Exception:  # a failed read must not leak as a host error
+                return internal_error_result()
 
     async def delete(self, arguments: Mapping[str, Any], call: ToolCall) -> Any:
         try:
@@ -187,6 +189,8 @@ class _Handlers:
                 folded = self._fold()
             except _CorruptLog:
                 return corrupt_log_result()
+            except Exception:  # a failed read must not leak as a host error
+                return internal_error_result()
             if schedule_id not in folded:
                 return delete_result(schedule_id, deleted=False)
             if call.signal.aborted:

@@ -8,6 +8,7 @@ These pin the kit's own driver contract (docs/fake-host.md), not a README.
 
 from __future__ import annotations
 
+import jsonschema
 import pytest
 
 from pytest_dsh import HostStuckError
@@ -15,6 +16,7 @@ from pytest_dsh.clock import JS_MAX_TIME_MS
 from pytest_dsh.contract import AppendRejectedError, MaintenanceRejectedError
 from pytest_dsh.driver import AgentDriver, HostDriver
 from pytest_dsh.pending import AgentCounters, PreStepOutcome
+from pytest_dsh.trace import TraceEntry
 
 AFTER_60 = {"prompt": "Stretch", "after_seconds": 60}
 
@@ -402,3 +404,103 @@ def test_compaction_names_the_chosen_plugin(host):
     [replacement] = agent.history()
     assert replacement["data"]["source"] == {"kind": "plugin", "plugin": "my-compactor"}
     assert replacement["sourceEventSeqs"] == [seq]
+
+
+@pytest.mark.parametrize("read", ["clock", "event"])
+def test_read_faults_hit_the_plugins_reads_only(host, read):
+    agent = schedule_agent(host)
+    getattr(host.faults, f"fail_{read}_reads")(count=None)
+    # the host's own reads and work on the plugin's behalf are unaffected
+    agent.append_event("note/test", {"n": 1})
+    assert host.flush_session(agent) is True
+    assert agent.events()[-1]["type"] == "note/test"
+    value = agent.call_tool("schedule_create", AFTER_60).value
+    assert value == {"code": "internal_error", "message": "The schedule operation failed."}
+    host.faults.clear()
+    assert agent.call_tool("schedule_create", AFTER_60).value["id"] == "schedule-1"
+
+
+def test_a_read_fault_counts_only_matching_reads(host):
+    agent = schedule_agent(host)
+    host.faults.fail_clock_reads(first=1, count=1)
+    agent.append_event("note/test", {"n": 1})  # no plugin clock read: the window waits
+    assert agent.call_tool("schedule_create", AFTER_60).value["code"] == "internal_error"
+    assert agent.call_tool("schedule_create", AFTER_60).value["id"] == "schedule-1"
+
+
+# -- the host trace --------------------------------------------------------------------------
+
+
+def test_the_trace_records_nothing_until_started(host):
+    agent = host.create_agent()
+    agent.append_event("note/test", {})
+    assert host.trace() == []
+    host.start_trace()
+    agent.append_event("note/test", {})
+    assert host.trace() == [TraceEntry("append", agent.session_id, "note/test")]
+
+
+def test_the_trace_orders_claims_follow_ups_releases_and_flushes(host):
+    agent = host.create_agent()
+    host.start_trace()
+    hold = agent.hold_maintenance()
+    agent.prompt("hello")
+    hold.release()
+    host.flush_session(agent)
+    kinds = [e.kind for e in host.trace() if e.kind != "append"]
+    assert kinds == ["claim", "followup", "release", "flush"]
+    assert {e.subject for e in host.trace()} == {agent.session_id}
+
+
+def test_the_trace_shows_a_create_transaction_and_the_owner_timer(host):
+    agent = schedule_agent(host)
+    host.start_trace()
+    agent.call_tool("schedule_create", AFTER_60)
+    entries = [(e.kind, e.detail) for e in host.trace()]
+    assert entries[:3] == [
+        ("flush", "durable"), ("append", "schedule/change"), ("flush", "durable")
+    ]
+    assert ("timer-arm", "60000") in entries
+
+
+def test_the_trace_shows_a_due_delivery_inside_its_claim(host):
+    agent = schedule_agent(host)
+    agent.call_tool("schedule_create", AFTER_60)
+    host.start_trace()
+    host.advance(60)
+    entries = [
+        (e.kind, e.detail) for e in host.trace()
+        if e.kind != "append" or e.detail == "schedule/change"
+    ]
+    start = entries.index(("claim", ""))
+    assert entries[start : start + 4] == [
+        ("claim", ""), ("followup", ""), ("append", "schedule/change"), ("release", "")
+    ]
+    assert entries[0] == ("flush", "durable")  # the due preflight comes first
+
+
+# -- tool registry introspection ------------------------------------------------------------
+
+
+def test_each_tool_declares_an_output_schema_its_values_satisfy(host):
+    agent = schedule_agent(host)
+    schemas = agent.tool_output_schemas()
+    assert list(schemas) == ["schedule_create", "schedule_list", "schedule_delete"]
+    values = {
+        "schedule_create": agent.call_tool("schedule_create", AFTER_60).value,
+        "schedule_list": agent.call_tool("schedule_list", {}).value,
+        "schedule_delete": agent.call_tool("schedule_delete", {"id": "schedule-1"}).value,
+    }
+    for name, value in values.items():
+        schema = schemas[name]
+        assert schema is not None
+        jsonschema.Draft202012Validator(schema).validate(value)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.Draft202012Validator(schemas["schedule_delete"]).validate({"deleted": "yes"})
+
+
+def test_a_disposed_agent_has_no_tools_left(host):
+    agent = schedule_agent(host)
+    agent.dispose()
+    assert agent.tool_output_schemas() == {}
+    assert agent.tool_names() == []

@@ -217,12 +217,12 @@ def test_an_invariant_rejecting_a_live_session_refuses_to_load() -> None:
 
 def test_the_fault_plan_can_be_mirrored_by_another_host(host: FakeHost) -> None:
     host.faults.fail_flushes("falsy", first=2, count=3)
-    host.faults.fail_appends(event_type="note")
+    host.faults.fail_appends(event_type="note", data={"n": 1})
     assert host.faults.snapshot() == [
         {"kind": "flush", "outcome": "falsy", "first": 2, "count": 3, "event_type": None,
-         "seen": 0},
+         "data": None, "seen": 0},
         {"kind": "append", "outcome": "rejected", "first": 1, "count": 1, "event_type": "note",
-         "seen": 0},
+         "data": {"n": 1}, "seen": 0},
     ]
     host.faults.record_seen([2, 0])
     agent = host.create_agent()

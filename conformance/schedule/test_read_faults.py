@@ -1,0 +1,62 @@
+"""A wall-clock or session-event read that fails inside a management call.
+
+The README's error contract is closed: every failure is one of the version-1
+codes (SCH-039), and diagnostics never expose backend exceptions (SCH-040).
+A read that throws is such a backend failure, so the call must answer a closed
+code value (not a host error carrying the exception) and append nothing. Which
+code (``internal_error`` here) is left open and follows the official build.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = [pytest.mark.dsh_requires("schedule")]
+
+CLOSED_CODES = {
+    "invalid_prompt", "invalid_selector", "invalid_rule", "invalid_time_zone", "not_future",
+    "time_out_of_range", "frequency_too_high", "corrupt_schedule_log",
+    "persistence_uncertain", "internal_error",
+}
+# Every read each call needs (a delete renders no view, so it reads no clock).
+CASES = [
+    pytest.param("schedule_create", {"prompt": "Stretch", "after_seconds": 60}, "clock",
+                 id="create-clock"),
+    pytest.param("schedule_list", {}, "clock", id="list-clock"),
+    pytest.param("schedule_create", {"prompt": "Stretch", "after_seconds": 60}, "event",
+                 id="create-event"),
+    pytest.param("schedule_list", {}, "event", id="list-event"),
+    pytest.param("schedule_delete", {"id": "schedule-1"}, "event", id="delete-event"),
+]
+
+
+def changes(agent):
+    return [e for e in agent.events() if e["type"] == "schedule/change"]
+
+
+@pytest.mark.spec("SCH-039", "SCH-040")
+@pytest.mark.parametrize(("tool", "arguments", "read"), CASES)
+def test_a_failing_read_answers_a_closed_code_and_appends_nothing(
+    host, agent, tool, arguments, read
+):
+    agent.call_tool("schedule_create", {"prompt": "Keep", "after_seconds": 3600})
+    before = changes(agent)
+    getattr(host.faults, f"fail_{read}_reads")(count=None)
+    outcome = agent.call_tool(tool, arguments)
+    host.faults.clear()
+    assert outcome.is_error is False, outcome.error
+    assert isinstance(outcome.value, dict)
+    assert outcome.value.get("code") in CLOSED_CODES
+    assert "fault plan" not in outcome.text
+    assert changes(agent) == before
+
+
+@pytest.mark.spec("SCH-039", "SCH-040")
+@pytest.mark.parametrize("read", ["clock", "event"])
+def test_the_tools_work_again_once_reads_succeed(host, agent, read):
+    getattr(host.faults, f"fail_{read}_reads")(count=None)
+    agent.call_tool("schedule_list", {})
+    host.faults.clear()
+    value = agent.call_tool("schedule_create", {"prompt": "Later", "after_seconds": 60}).value
+    assert value["id"] == "schedule-1"
+    assert [r["id"] for r in agent.call_tool("schedule_list", {}).value] == ["schedule-1"]
