@@ -81,18 +81,20 @@ def test_a_rendered_timestamp_is_read_as_its_exact_instant(
 
 
 # Pins the official build's Date.parse: a day past the month's end (up to 31)
-# rolls over and 24:00:00 is the next midnight; both read as exact instants.
+# rolls over, 24:00:00 is the next midnight and +23:59 is the largest offset;
+# each reads as its exact instant.
 @pytest.mark.parametrize(
     ("exact", "one_second_later"),
     [
         ("2026-02-30T00:00:00+00:00[UTC]", "2026-02-30T00:00:01+00:00[UTC]"),
         ("2026-03-01T24:00:00+00:00[UTC]", "2026-03-02T00:00:01+00:00[UTC]"),
+        ("2026-03-02T23:59:00+23:59[UTC]", "2026-03-02T23:59:01+23:59[UTC]"),
     ],
-    ids=["february-30", "hour-24"],
+    ids=["february-30", "hour-24", "offset-23h59"],
 )
 @pytest.mark.dsh_requires("time-context-invariant")
 @pytest.mark.spec("TC-029")
-def test_rolled_over_timestamps_are_read_like_date_parse(
+def test_edge_timestamps_are_read_like_date_parse(
     dsh_host_factory, exact, one_second_later
 ):
     agent = _open_turn(_invariant_host(dsh_host_factory, MARCH_2_MS))
