@@ -137,6 +137,36 @@ def test_a_reading_in_a_high_numbered_turn_is_accepted(dsh_host_factory):
     assert len(reading_events(agent.events())) == 1
 
 
+# One block that is not text is refused by the content rule, not the format rule.
+@pytest.mark.dsh_requires("time-context-invariant")
+@pytest.mark.spec("TC-028")
+def test_a_single_non_text_block_is_refused_by_the_content_rule(dsh_host_factory):
+    agent = _open_turn(_invariant_host(dsh_host_factory, MARCH_2_MS))
+    data = {"content": [{"type": "image", "text": "x"}], "source": dict(READING_SOURCE)}
+    with pytest.raises(AppendRejectedError) as caught:
+        agent.append_event("user/message", data)
+    assert "time-context messages must contain exactly one text block" in str(caught.value)
+
+
+# A reading naming an earlier turn than the open one is misplaced too.
+@pytest.mark.dsh_requires("time-context-invariant")
+@pytest.mark.spec("TC-028")
+def test_a_reading_naming_an_earlier_turn_is_refused(dsh_host_factory):
+    host = _invariant_host(dsh_host_factory, MARCH_2_MS)
+    agent = _open_turn(host)
+    for kind, data in [
+        ("turn/end", {"turn": 1, "reason": {"kind": "completed"}}),
+        ("turn/start", {**TURN[1], "turn": 2}),
+        PROMPT,
+    ]:
+        agent.append_event(kind, data)
+    with pytest.raises(AppendRejectedError) as caught:
+        agent.append_event("user/message", _reading("2026-03-02T00:00:00+00:00[UTC]"))
+    assert "time-context reading names turn 1/step 1, expected turn 2/step 1" in str(
+        caught.value
+    )
+
+
 # Turn and step must be at least 1: zero is refused by that rule, before the
 # position check (official order of checks).
 @pytest.mark.parametrize(("turn", "step"), [(0, 1), (1, 0)], ids=["turn-0", "step-0"])
