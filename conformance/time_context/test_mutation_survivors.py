@@ -51,7 +51,8 @@ def _invariant_host(dsh_host_factory, start_ms):
 # Each instant is the event time; its rendering in the zone names exactly that
 # second, so it is accepted, and the same rendering one second later postdates
 # the event. Dates and times vary every field the parse reads (month 12, a leap
-# day, non-zero hours, minutes and seconds, offsets of both signs).
+# day, non-zero hours, minutes and seconds, offsets of both signs, a year early
+# in a 400-year cycle).
 @pytest.mark.parametrize(
     ("event_ms", "exact", "one_second_later"),
     [
@@ -63,8 +64,11 @@ def _invariant_host(dsh_host_factory, start_ms):
          "2027-01-01T00:00:00+00:00[UTC]"),
         (1_798_761_599_000, "2027-01-01T13:44:59+13:45[Pacific/Chatham]",
          "2027-01-01T13:45:00+13:45[Pacific/Chatham]"),
+        (1_055_678_400_000, "2003-06-15T12:00:00+00:00[UTC]",
+         "2003-06-15T12:00:01+00:00[UTC]"),
     ],
-    ids=["kolkata-july", "st-johns-leap-day", "utc-new-years-eve", "chatham-new-year"],
+    ids=["kolkata-july", "st-johns-leap-day", "utc-new-years-eve", "chatham-new-year",
+         "utc-2003"],
 )
 @pytest.mark.dsh_requires("time-context-invariant")
 @pytest.mark.spec("TC-028", "TC-029")
