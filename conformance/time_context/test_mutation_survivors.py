@@ -51,7 +51,8 @@ def _invariant_host(dsh_host_factory, start_ms):
 # Each instant is the event time; its rendering in the zone names exactly that
 # second, so it is accepted, and the same rendering one second later postdates
 # the event. Dates and times vary every field the parse reads (month 12, a leap
-# day, non-zero hours, minutes and seconds, offsets of both signs).
+# day, non-zero hours, minutes and seconds, offsets of both signs, a year early
+# in a 400-year cycle).
 @pytest.mark.parametrize(
     ("event_ms", "exact", "one_second_later"),
     [
@@ -63,8 +64,11 @@ def _invariant_host(dsh_host_factory, start_ms):
          "2027-01-01T00:00:00+00:00[UTC]"),
         (1_798_761_599_000, "2027-01-01T13:44:59+13:45[Pacific/Chatham]",
          "2027-01-01T13:45:00+13:45[Pacific/Chatham]"),
+        (1_055_678_400_000, "2003-06-15T12:00:00+00:00[UTC]",
+         "2003-06-15T12:00:01+00:00[UTC]"),
     ],
-    ids=["kolkata-july", "st-johns-leap-day", "utc-new-years-eve", "chatham-new-year"],
+    ids=["kolkata-july", "st-johns-leap-day", "utc-new-years-eve", "chatham-new-year",
+         "utc-2003"],
 )
 @pytest.mark.dsh_requires("time-context-invariant")
 @pytest.mark.spec("TC-028", "TC-029")
@@ -81,18 +85,20 @@ def test_a_rendered_timestamp_is_read_as_its_exact_instant(
 
 
 # Pins the official build's Date.parse: a day past the month's end (up to 31)
-# rolls over and 24:00:00 is the next midnight; both read as exact instants.
+# rolls over, 24:00:00 is the next midnight and +23:59 is the largest offset;
+# each reads as its exact instant.
 @pytest.mark.parametrize(
     ("exact", "one_second_later"),
     [
         ("2026-02-30T00:00:00+00:00[UTC]", "2026-02-30T00:00:01+00:00[UTC]"),
         ("2026-03-01T24:00:00+00:00[UTC]", "2026-03-02T00:00:01+00:00[UTC]"),
+        ("2026-03-02T23:59:00+23:59[UTC]", "2026-03-02T23:59:01+23:59[UTC]"),
     ],
-    ids=["february-30", "hour-24"],
+    ids=["february-30", "hour-24", "offset-23h59"],
 )
 @pytest.mark.dsh_requires("time-context-invariant")
 @pytest.mark.spec("TC-029")
-def test_rolled_over_timestamps_are_read_like_date_parse(
+def test_edge_timestamps_are_read_like_date_parse(
     dsh_host_factory, exact, one_second_later
 ):
     agent = _open_turn(_invariant_host(dsh_host_factory, MARCH_2_MS))
@@ -133,6 +139,36 @@ def test_a_reading_in_a_high_numbered_turn_is_accepted(dsh_host_factory):
     agent = _open_turn(_invariant_host(dsh_host_factory, MARCH_2_MS), turn_start)
     agent.append_event("user/message", _reading("2026-03-02T00:00:00+00:00[UTC]", turn=300))
     assert len(reading_events(agent.events())) == 1
+
+
+# One block that is not text is refused by the content rule, not the format rule.
+@pytest.mark.dsh_requires("time-context-invariant")
+@pytest.mark.spec("TC-028")
+def test_a_single_non_text_block_is_refused_by_the_content_rule(dsh_host_factory):
+    agent = _open_turn(_invariant_host(dsh_host_factory, MARCH_2_MS))
+    data = {"content": [{"type": "image", "text": "x"}], "source": dict(READING_SOURCE)}
+    with pytest.raises(AppendRejectedError) as caught:
+        agent.append_event("user/message", data)
+    assert "time-context messages must contain exactly one text block" in str(caught.value)
+
+
+# A reading naming an earlier turn than the open one is misplaced too.
+@pytest.mark.dsh_requires("time-context-invariant")
+@pytest.mark.spec("TC-028")
+def test_a_reading_naming_an_earlier_turn_is_refused(dsh_host_factory):
+    host = _invariant_host(dsh_host_factory, MARCH_2_MS)
+    agent = _open_turn(host)
+    for kind, data in [
+        ("turn/end", {"turn": 1, "reason": {"kind": "completed"}}),
+        ("turn/start", {**TURN[1], "turn": 2}),
+        PROMPT,
+    ]:
+        agent.append_event(kind, data)
+    with pytest.raises(AppendRejectedError) as caught:
+        agent.append_event("user/message", _reading("2026-03-02T00:00:00+00:00[UTC]"))
+    assert "time-context reading names turn 1/step 1, expected turn 2/step 1" in str(
+        caught.value
+    )
 
 
 # Turn and step must be at least 1: zero is refused by that rule, before the
