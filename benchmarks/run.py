@@ -197,6 +197,9 @@ def simulate_every(impl: str, days: float) -> Simulation:
             step = min(remaining, 86_400)
             host.advance(step)
             remaining -= step
+            if round(remaining) % (30 * 86_400) == 0:  # progress, for long runs
+                print(f"  {impl}: {days - remaining / 86_400:g} days simulated, "
+                      f"{time.process_time() - cpu:.1f} s CPU", file=sys.stderr, flush=True)
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
         live = getattr(agent, "agent", None)  # the fake host's agent: read, don't copy
         events = live.session.events if live is not None else agent.events()
