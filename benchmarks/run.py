@@ -197,6 +197,9 @@ def simulate_every(impl: str, days: float) -> Simulation:
             step = min(remaining, 86_400)
             host.advance(step)
             remaining -= step
+            if round(remaining) % (30 * 86_400) == 0:  # progress, for long runs
+                print(f"  {impl}: {days - remaining / 86_400:g} days simulated, "
+                      f"{time.process_time() - cpu:.1f} s CPU", file=sys.stderr, flush=True)
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
         live = getattr(agent, "agent", None)  # the fake host's agent: read, don't copy
         events = live.session.events if live is not None else agent.events()
@@ -258,11 +261,17 @@ def machine() -> str:
             f"tzdata {TZDATA_VERSION}; load average at start {load}")
 
 
-def table(header: Iterable[str], rows: Iterable[Iterable[object]]) -> str:
+def table(header: Iterable[str], rows: Iterable[Iterable[object]]) -> None:
+    """Print a Markdown table, each row as soon as it is measured."""
     head = list(header)
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
-    return "\n".join(lines)
+    print("| " + " | ".join(head) + " |", flush=True)
+    print("|" + "---|" * len(head), flush=True)
+    for row in rows:
+        print("| " + " | ".join(str(cell) for cell in row) + " |", flush=True)
+    print(flush=True)
+
+
+SECTIONS = ("latency", "fold", "every", "suites")
 
 
 def main() -> None:
@@ -270,61 +279,67 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="tiny sizes (a smoke run)")
     parser.add_argument("--impl", default="reference,official",
                         help="comma-separated implementations (default: both)")
+    parser.add_argument("--only", default=",".join(SECTIONS),
+                        help=f"comma-separated sections (default: all of {', '.join(SECTIONS)})")
     parser.add_argument("--official-max-events", type=int, default=100_000,
                         help="largest log sent through the bridge for op latency")
     parser.add_argument("--official-days", type=float, default=2.0,
                         help="simulated days of the Every reminder on the official build")
+    parser.add_argument("--days", type=float, default=365.0,
+                        help="simulated days of the Every reminder on the reference")
     parser.add_argument("--no-suites", action="store_true",
                         help="skip the conformance and DST table runs")
     options = parser.parse_args()
     impls = [name.strip() for name in options.impl.split(",") if name.strip()]
+    sections = {name.strip() for name in options.only.split(",")}
     if options.quick:
         sizes, folds, repeats, days, official_days = [100, 1_000], [1_000], 3, 0.5, 0.25
     else:
         sizes, folds, repeats = [1_000, 10_000, 100_000, 1_000_000], [100_000, 1_000_000], 21
-        days, official_days = 365.0, options.official_days
+        days, official_days = options.days, options.official_days
 
-    print(machine())
-    print()
-    # The bridge's calls are slow on long logs: fewer rounds keep the run short.
-    latency = [op_latency(impl, size, repeats if impl == "reference" else min(repeats, 7))
-               for impl in impls for size in sizes
-               if impl == "reference" or size <= options.official_max_events]
-    print(table(["implementation", "log events", "create ms", "list ms", "delete ms"],
-                [[f.impl, f"{f.events:,}", f"{f.create_ms:.2f}", f"{f.list_ms:.2f}",
-                  f"{f.delete_ms:.2f}"] for f in latency]))
-    print()
-    cold = [cold_fold(impl, size) for impl in impls for size in folds]
-    print(table(["implementation", "log events", "fold wall s", "fold CPU s",
-                 "RSS with log MiB", "peak RSS MiB"],
-                [[f.impl, f"{f.events:,}", f"{f.wall_s:.3f}", f"{f.cpu_s:.3f}",
-                  f"{f.log_mib:.0f}", f"{f.peak_mib:.0f}"] for f in cold]))
-    print()
-    runs = [simulate_every(impl, days if impl == "reference" else official_days)
-            for impl in impls]
-    print(table(["implementation", "simulated days", "dispatches", "log events", "wall s",
-                 "CPU s", "ms per dispatch", "flushes per delivery", "fold reads per delivery",
-                 "full folds"],
-                [[f.impl, f"{f.days:g}", f"{f.dispatches:,}", f"{f.events:,}",
-                  f"{f.wall_s:.2f}", f"{f.cpu_s:.2f}",
-                  f"{f.wall_s / max(f.dispatches, 1) * 1000:.3f}",
-                  f"{f.flushes_per_delivery:.2f}",
-                  "n/a" if f.reads_per_delivery is None else f"{f.reads_per_delivery:.2f}",
-                  "n/a" if f.refolds is None else f.refolds] for f in runs]))
-    if options.no_suites or options.quick:
+    print(machine(), flush=True)
+    print(flush=True)
+    if "latency" in sections:
+        # The bridge's calls are slow on long logs: fewer rounds keep the run short.
+        table(["implementation", "log events", "create ms", "list ms", "delete ms"],
+              ([f.impl, f"{f.events:,}", f"{f.create_ms:.2f}", f"{f.list_ms:.2f}",
+                f"{f.delete_ms:.2f}"]
+               for f in (op_latency(impl, size, repeats if impl == "reference" else min(repeats, 7))
+                         for impl in impls for size in sizes
+                         if impl == "reference" or size <= options.official_max_events)))
+    if "fold" in sections:
+        table(["implementation", "log events", "fold wall s", "fold CPU s",
+               "RSS with log MiB", "peak RSS MiB"],
+              ([f.impl, f"{f.events:,}", f"{f.wall_s:.3f}", f"{f.cpu_s:.3f}",
+                f"{f.log_mib:.0f}", f"{f.peak_mib:.0f}"]
+               for f in (cold_fold(impl, size) for impl in impls for size in folds)))
+    if "every" in sections:
+        table(["implementation", "simulated days", "dispatches", "log events", "wall s",
+               "driver CPU s", "ms per dispatch", "flushes per delivery",
+               "fold reads per delivery", "full folds"],
+              ([f.impl, f"{f.days:g}", f"{f.dispatches:,}", f"{f.events:,}",
+                f"{f.wall_s:.2f}", f"{f.cpu_s:.2f}",
+                f"{f.wall_s / max(f.dispatches, 1) * 1000:.3f}",
+                f"{f.flushes_per_delivery:.2f}",
+                "n/a" if f.reads_per_delivery is None else f"{f.reads_per_delivery:.2f}",
+                "n/a" if f.refolds is None else f.refolds]
+               for f in (simulate_every(impl, days if impl == "reference" else official_days)
+                         for impl in impls)))
+    if options.no_suites or options.quick or "suites" not in sections:
         return
-    print()
-    rows = []
-    for impl in impls:
-        elapsed, summary = suite_seconds(impl)
-        rows.append([f"conformance suite, {impl}", f"{elapsed:.1f}", summary])
-    elapsed, summary = suite_seconds("reference", "--dsh-dst-table=full",
-                                     package="dsh_conformance.dst")
-    rows.append(["full DST table, reference", f"{elapsed:.1f}", summary])
-    print(table(["run", "wall s", "pytest summary"], rows))
+
+    def suites() -> Iterable[list[str]]:
+        for impl in impls:
+            elapsed, summary = suite_seconds(impl)
+            yield [f"conformance suite, {impl}", f"{elapsed:.1f}", summary]
+        elapsed, summary = suite_seconds("reference", "--dsh-dst-table=full",
+                                         package="dsh_conformance.dst")
+        yield ["full DST table, reference", f"{elapsed:.1f}", summary]
+
+    table(["run", "wall s", "pytest summary"], suites())
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    print()
-    print(f"children CPU: {usage.ru_utime + usage.ru_stime:.1f} s")
+    print(f"children CPU: {usage.ru_utime + usage.ru_stime:.1f} s", flush=True)
 
 
 if __name__ == "__main__":

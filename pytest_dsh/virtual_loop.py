@@ -31,6 +31,7 @@ host does not spin again; the test fails with the error.
 from __future__ import annotations
 
 import asyncio
+import math
 import selectors
 import time
 from dataclasses import dataclass
@@ -206,9 +207,19 @@ class VirtualEventLoop(asyncio.SelectorEventLoop):
         self._virtual_selector = VirtualSelector(clock)
         super().__init__(selector=self._virtual_selector)
         self._virtual_selector.attach(self)
-        # asyncio pops timers due within one resolution step; keep it tiny but
-        # non-zero so float rounding of "now + timeout" cannot strand a timer.
-        self._clock_resolution = 1e-9
+
+    # asyncio pops timers due within one resolution step; keep it tiny but
+    # non-zero so float rounding of "now + timeout" cannot strand a timer. A
+    # fixed 1e-9 s falls below the float spacing of monotonic time after about
+    # 194 virtual days (2**24 s), and the loop would then spin without ever
+    # reaching a due timer: the step grows with the spacing of the current time.
+    @property  # type: ignore[override]
+    def _clock_resolution(self) -> float:
+        return max(1e-9, 4 * math.ulp(self._virtual_clock.monotonic()))
+
+    @_clock_resolution.setter
+    def _clock_resolution(self, value: float) -> None:
+        pass  # BaseEventLoop sets the real clock's resolution: not ours
 
     def time(self) -> float:
         return self._virtual_clock.monotonic()
