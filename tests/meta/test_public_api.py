@@ -26,7 +26,8 @@ def test_no_public_name_leaks_outside_all() -> None:
     # "@..." names are pytest's assertion-rewriting helpers (the kit is a plugin).
     public = {name for name in vars(pytest_dsh) if not name.startswith(("_", "@"))}
     submodules = {"agent", "clock", "contract", "driver", "errors", "host", "implementations",
-                  "model", "pending", "persistence", "session", "tools", "trace", "tzdb", "virtual_loop",
+                  "model", "pending", "persistence", "session", "tools", "trace", "tzdb",
+                  "virtual_loop",
                   "strategies", "reporting", "plugin", "fixture_options", "official",
                   "expectations", "hypothesis_scope", "suite_items", "conformance_cli",
                   "budget", "json_limits", "npm", "jsonl_store"}
