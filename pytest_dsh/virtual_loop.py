@@ -85,7 +85,7 @@ class VirtualEventLoop(asyncio.SelectorEventLoop):
     # fixed 1e-9 s falls below the float spacing of monotonic time after about
     # 194 virtual days (2**24 s), and the loop would then spin without ever
     # reaching a due timer: the step grows with the spacing of the current time.
-    @property  # type: ignore[override]
+    @property
     def _clock_resolution(self) -> float:
         return max(1e-9, 4 * math.ulp(self._virtual_clock.monotonic()))
 
