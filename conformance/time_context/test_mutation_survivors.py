@@ -2,7 +2,7 @@
 (docs/conformance-power.md): the invariant companion's reading of a rendered
 timestamp on any calendar day and clock time (with the official build's
 ``Date.parse`` edge cases), turn and step numbers beyond the small integers,
-offsets that carry seconds, and the diagnostic for a timeZone that is not a
+offsets that carry seconds, and the load error for a timeZone that is not a
 string."""
 
 from __future__ import annotations
@@ -198,11 +198,12 @@ def test_an_offset_with_seconds_is_printed_with_its_seconds(dsh_host_factory):
     assert timestamp == "1900-01-01T08:05:43+08:05:43[Asia/Shanghai]"
 
 
-# Pins an official detail: the diagnostic quotes the configured value as JSON,
-# whatever its type (the README only says an invalid zone fails the load).
+# A timeZone that is not a string fails the load with a diagnostic naming the
+# key, not with whatever error the zone lookup happens to raise. (The wording
+# differs: the official host refuses it by the config schema first.)
 @pytest.mark.dsh_requires("time-context")
 @pytest.mark.spec("TC-011")
-def test_a_list_given_as_time_zone_fails_the_load_quoting_it_as_json(dsh_host):
+def test_a_list_given_as_time_zone_fails_the_load_naming_the_key(dsh_host):
     with pytest.raises(PluginLoadError) as caught:
         dsh_host.load_plugin("time-context", {"timeZone": ["Not/A_Real_Zone"]})
-    assert caught.value.message == 'time-context: invalid IANA timeZone ["Not/A_Real_Zone"]'
+    assert "timeZone" in caught.value.message
