@@ -11,6 +11,7 @@ the bridge once and checks that every package exports a DSH plugin
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -136,6 +137,10 @@ def _prebuilt_runtime(specs: list[PackageSpec]) -> BridgeRuntime | None:
     try:
         folder = locate_bridge()
     except BridgeUnavailableError:
+        # A folder named explicitly must be right: falling back to an install
+        # would hide the mistake behind a download.
+        if os.environ.get("DSH_BRIDGE_DIR"):
+            raise
         return None
     for spec in specs:
         assert spec.name is not None

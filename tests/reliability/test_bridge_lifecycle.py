@@ -25,7 +25,6 @@ from pytest_dsh.official import (
     IMPLEMENTATION,
     BridgeCrashedError,
     BridgeProcess,
-    locate_bridge,
     locate_node,
 )
 from pytest_dsh.official import _process as pool
@@ -47,14 +46,15 @@ def test_ops(monkeypatch: pytest.MonkeyPatch) -> None:
 def pooled(test_ops: None) -> Iterator[BridgeProcess]:
     """A process with the test operations, placed in the pool so that the next
     host checks it out."""
-    bridge = locate_bridge()
-    process = BridgeProcess(bridge, locate_node(bridge))
+    runtime = IMPLEMENTATION.prepare()
+    process = BridgeProcess(runtime, locate_node(runtime.folder))
     pool._all.append(process)
-    pool._idle.append(process)
+    idle = pool._idle.setdefault(runtime, [])
+    idle.append(process)
     yield process
     process.close()
-    if process in pool._idle:
-        pool._idle.remove(process)
+    if process in idle:
+        idle.remove(process)
 
 
 BAD_REPLIES = {
@@ -79,7 +79,7 @@ def test_a_bad_reply_stops_the_process_and_the_next_host_works(pooled, case):
     with pytest.raises(BridgeCrashedError, match="unusable: .*" + message):
         host.create_agent()
     host.close()  # closing the broken host works ...
-    assert pooled not in pool._idle and pooled not in pool._all
+    assert pooled not in pool._idle[pooled.runtime] and pooled not in pool._all
 
     fresh = IMPLEMENTATION.open_host(start_ms=START_MS)  # ... and so does the next host
     try:
@@ -95,9 +95,9 @@ def test_a_bad_reply_stops_the_process_and_the_next_host_works(pooled, case):
 _CHILD = textwrap.dedent(
     """
     import os, sys
-    from pytest_dsh.official import BridgeProcess, locate_bridge, locate_node
-    bridge = locate_bridge()
-    process = BridgeProcess(bridge, locate_node(bridge))
+    from pytest_dsh.official import IMPLEMENTATION, BridgeProcess, locate_node
+    runtime = IMPLEMENTATION.prepare()
+    process = BridgeProcess(runtime, locate_node(runtime.folder))
     print(process.pid, flush=True)
     process._stdin.write(b'{"id": 1, "op": "%s"}\\n')
     process._stdin.flush()
