@@ -34,6 +34,7 @@ from typing import Any
 
 import pytest
 
+from dsh_conformance.expect import readme
 from dsh_fixtures.golden_logs import LogError, fold_log
 from pytest_dsh import AgentDriver, HostDriver, Implementation
 from pytest_dsh.errors import HostStuckError
@@ -433,8 +434,11 @@ def _enumerate(
 
 
 def test_there_are_at_least_twenty_scenarios():
-    assert len(SCENARIOS) >= 20
-    assert len({scenario.name for scenario in SCENARIOS}) == len(SCENARIOS)
+    assert len(SCENARIOS) >= 20, readme(
+        "SCH-089", "crash safety to be enumerated over at least twenty scenarios", len(SCENARIOS))
+    names = [scenario.name for scenario in SCENARIOS]
+    assert len(set(names)) == len(names), readme(
+        "SCH-089", "every crash scenario to have its own name", names)
 
 
 @pytest.mark.spec("SCH-089")
@@ -443,7 +447,10 @@ def test_a_crash_at_every_flush_loses_and_repeats_nothing(
     dsh_implementation, scenario, crash_totals
 ):
     totals = crash_totals.setdefault("flush-only", Totals())
-    assert _enumerate(dsh_implementation, scenario, "flush", totals) == []
+    failures = _enumerate(dsh_implementation, scenario, "flush", totals)
+    assert failures == [], readme(
+        "SCH-089", "a crash at every flush to lose no acknowledged reminder and to repeat one "
+        "only in the duplicate window", failures)
 
 
 @pytest.mark.spec("SCH-089")
@@ -462,4 +469,8 @@ def test_a_crash_after_every_event_loses_only_in_the_per_event_window(
             "(per-event durability is offered by the Python fake host)"
         )
     totals = crash_totals.setdefault("per-event", Totals())
-    assert _enumerate(dsh_implementation, scenario, "per-event", totals) == []
+    failures = _enumerate(dsh_implementation, scenario, "per-event", totals)
+    assert failures == [], readme(
+        "SCH-089", "a crash after every event to lose only reminders whose dispatch was "
+        "durable but not yet delivered, and to repeat one only in the duplicate window",
+        failures)

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import pytest
 
+from dsh_conformance.expect import readme
+
 pytestmark = [pytest.mark.dsh_requires("schedule")]
 
 CLOSED_CODES = {
@@ -45,10 +47,14 @@ def test_a_failing_read_answers_a_closed_code_and_appends_nothing(
     outcome = agent.call_tool(tool, arguments)
     host.faults.clear()
     assert outcome.is_error is False, outcome.error
-    assert isinstance(outcome.value, dict)
-    assert outcome.value.get("code") in CLOSED_CODES
-    assert "fault plan" not in outcome.text
-    assert changes(agent) == before
+    assert isinstance(outcome.value, dict), readme(
+        "SCH-039", f"{tool} to answer an error value when a {read} read fails", outcome.value)
+    assert outcome.value.get("code") in CLOSED_CODES, readme(
+        "SCH-039", "the failure to be one of the closed version-1 codes", outcome.value)
+    assert "fault plan" not in outcome.text, readme(
+        "SCH-040", "the answer not to expose the backend exception", outcome.text)
+    assert changes(agent) == before, readme(
+        "SCH-039", f"{tool} to append nothing when a {read} read fails", changes(agent))
 
 
 @pytest.mark.spec("SCH-039", "SCH-040")
@@ -58,5 +64,8 @@ def test_the_tools_work_again_once_reads_succeed(host, agent, read):
     agent.call_tool("schedule_list", {})
     host.faults.clear()
     value = agent.call_tool("schedule_create", {"prompt": "Later", "after_seconds": 60}).value
-    assert value["id"] == "schedule-1"
-    assert [r["id"] for r in agent.call_tool("schedule_list", {}).value] == ["schedule-1"]
+    assert value["id"] == "schedule-1", readme(
+        "SCH-039", f"a create to succeed once {read} reads work again", value)
+    listed = [r["id"] for r in agent.call_tool("schedule_list", {}).value]
+    assert listed == ["schedule-1"], readme(
+        "SCH-035", "the new record to be listed once reads work again", listed)

@@ -7,7 +7,8 @@ preflight through its barrier (SCH-033); create and delete confirm only after
 their barrier (SCH-013, SCH-034); a barrier rejection leaves dispatch pending
 for a later ordinary preflight (SCH-057); disposal awaits in-flight preflights
 and idle waits without deleting records (SCH-058). What an aborted call
-answers is left open by the README; those tests follow the official build.
+answers is left open by the README beyond a closed code (SCH-039); the exact
+answer is pinned (SCH-ABORT-ANSWER).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from dsh_conformance.expect import code_of, pinned, readme
 from dsh_conformance.schedule.session_logs import (
     dispatches,
     flushes_of,
@@ -27,6 +29,11 @@ pytestmark = [pytest.mark.dsh_requires("schedule")]
 
 AFTER_60 = {"prompt": "Stretch", "after_seconds": 60}
 INTERNAL_ERROR = {"code": "internal_error", "message": "The schedule operation failed."}
+ERROR_CODES = {
+    "invalid_prompt", "invalid_selector", "invalid_rule", "invalid_time_zone", "not_future",
+    "time_out_of_range", "frequency_too_high", "corrupt_schedule_log", "persistence_uncertain",
+    "internal_error",
+}
 
 
 def changes(agent) -> list[dict[str, Any]]:
@@ -46,14 +53,24 @@ def test_a_racing_call_waits_for_the_whole_earlier_transaction(host, agent):
     host.faults.fail_flushes("hang", first=2)  # the first create's barrier hangs
     first = agent.start_tool("schedule_create", {"prompt": "A", "after_seconds": 60})
     second = agent.start_tool("schedule_create", {"prompt": "B", "after_seconds": 60})
-    assert (first.done, second.done) == (False, False)
+    assert (first.done, second.done) == (False, False), readme(
+        "SCH-033", "both creates to stay pending while the first one's barrier hangs",
+        (first.done, second.done))
     # preflight and barrier of the first; the second has not even flushed
-    assert [r.outcome for r in flushes_of(host, agent.session_id)[seen:]] == ["durable", "hang"]
-    assert operations(agent) == ["create"]
+    flushed = [r.outcome for r in flushes_of(host, agent.session_id)[seen:]]
+    assert flushed == ["durable", "hang"], readme(
+        "SCH-033", "only the first create's preflight and hung barrier to flush before the "
+        "second create starts", flushed)
+    assert operations(agent) == ["create"], readme(
+        "SCH-033", "only the first create to be appended while its barrier hangs",
+        operations(agent))
     host.faults.release_hung_flush()
-    assert first.result().value["id"] == "schedule-1"
-    assert second.result().value["id"] == "schedule-2"
-    assert [c["schedule"]["prompt"] for c in changes(agent)] == ["A", "B"]
+    ids = (first.result().value["id"], second.result().value["id"])
+    assert ids == ("schedule-1", "schedule-2"), readme(
+        "SCH-033", "the racing creates to get ids in call order once released", ids)
+    prompts = [c["schedule"]["prompt"] for c in changes(agent)]
+    assert prompts == ["A", "B"], readme(
+        "SCH-033", "the creates to be appended in call order", prompts)
 
 
 @pytest.mark.spec("SCH-033", "SCH-036")
@@ -62,9 +79,14 @@ def test_a_delete_racing_a_create_sees_the_create(host, agent):
     create = agent.start_tool("schedule_create", AFTER_60)
     delete = agent.start_tool("schedule_delete", {"id": "schedule-1"})
     host.faults.release_hung_flush()
-    assert create.result().value["id"] == "schedule-1"
-    assert delete.result().value == {"id": "schedule-1", "deleted": True}
-    assert operations(agent) == ["create", "delete"]
+    created = create.result().value
+    assert created["id"] == "schedule-1", readme(
+        "SCH-033", "the earlier create to complete first and create schedule-1", created)
+    deleted = delete.result().value
+    assert deleted == {"id": "schedule-1", "deleted": True}, readme(
+        "SCH-033, SCH-036", "the racing delete to see the earlier create and delete it", deleted)
+    assert operations(agent) == ["create", "delete"], readme(
+        "SCH-033", "the create to be appended before the delete", operations(agent))
 
 
 @pytest.mark.spec("SCH-033")
@@ -72,28 +94,42 @@ def test_a_call_started_during_the_due_transaction_runs_after_its_barrier(host, 
     agent.call_tool("schedule_create", {"prompt": "Due", "after_seconds": 60})
     host.faults.fail_flushes("hang", first=2)  # the dispatch barrier hangs
     host.advance(60)
-    assert len(dispatches(agent.events())) == 1
+    assert len(dispatches(agent.events())) == 1, readme(
+        "SCH-033", "the due transaction to append its dispatch before its barrier",
+        dispatches(agent.events()))
     seen = len(flushes_of(host, agent.session_id))
     listing = agent.start_tool("schedule_list", {})
-    assert listing.done is False
-    assert len(flushes_of(host, agent.session_id)) == seen
+    assert listing.done is False, readme(
+        "SCH-033", "a list started during the due barrier to wait for it", listing.done)
+    assert len(flushes_of(host, agent.session_id)) == seen, readme(
+        "SCH-033", "the waiting list not to flush before the due barrier ends",
+        flushes_of(host, agent.session_id)[seen:])
     host.faults.release_hung_flush()
-    assert listing.result().value == []
-    assert len(flushes_of(host, agent.session_id)) > seen
+    listed = listing.result().value
+    assert listed == [], readme(
+        "SCH-033", "the list to run after the dispatch and see no active record", listed)
+    assert len(flushes_of(host, agent.session_id)) > seen, readme(
+        "SCH-033", "the list to run its own preflight once the barrier is released",
+        len(flushes_of(host, agent.session_id)) - seen)
 
 
 @pytest.mark.spec("SCH-013", "SCH-034")
 def test_a_create_held_on_its_barrier_completes_once_the_flush_is_released(host, agent):
     host.faults.fail_flushes("hang", first=2)
     call = agent.start_tool("schedule_create", AFTER_60)
-    assert call.done is False
+    assert call.done is False, readme(
+        "SCH-013, SCH-034", "a create not to confirm before its barrier", call.done)
     with pytest.raises(HostStuckError):
         call.result()
     host.faults.release_hung_flush()
     value = call.result().value
-    assert (value["id"], value["state"]) == ("schedule-1", "scheduled")
-    assert [c["operation"] for c in changes(agent)] == ["create"]
-    assert "schedule/change" in [e["type"] for e in host.durable_events(agent.session_id)]
+    assert (value["id"], value["state"]) == ("schedule-1", "scheduled"), readme(
+        "SCH-013, SCH-034", "the released create to confirm the scheduled record", value)
+    assert operations(agent) == ["create"], readme(
+        "SCH-034", "exactly one create to be appended", operations(agent))
+    durable = [e["type"] for e in host.durable_events(agent.session_id)]
+    assert "schedule/change" in durable, readme(
+        "SCH-013", "the confirmed create to be durable", durable)
 
 
 @pytest.mark.spec("SCH-013", "SCH-034")
@@ -103,21 +139,37 @@ def test_a_held_barrier_released_as_a_failure_reports_the_kept_create(host, agen
     call = agent.start_tool("schedule_create", AFTER_60)
     host.faults.release_hung_flush(outcome)
     value = call.result().value
-    assert value["code"] == "persistence_uncertain"
-    assert value["id"] == "schedule-1"
-    assert operations(agent) == ["create"]
+    assert code_of(value) == "persistence_uncertain", readme(
+        "SCH-013, SCH-034", f"a barrier released as {outcome} to answer persistence_uncertain",
+        value)
+    assert value["id"] == "schedule-1", readme(
+        "SCH-034", "the uncertain answer to name the appended record's id", value)
+    assert operations(agent) == ["create"], readme(
+        "SCH-013", "the appended create to stay in the log", operations(agent))
 
 
-# -- aborts (the README leaves the answer open; these follow the official build) ------------
+# -- aborts (the README leaves the answer open; the exact answer is pinned) ---------------
 
 
-@pytest.mark.spec("SCH-033", "SCH-034")
+@pytest.mark.spec("SCH-033", "SCH-034", "SCH-039")
 def test_a_call_aborted_before_it_starts_flushes_nothing_and_appends_nothing(host, agent):
     seen = len(flushes_of(host, agent.session_id))
     value = agent.start_tool("schedule_create", AFTER_60, aborted=True).result().value
-    assert value == INTERNAL_ERROR
-    assert len(flushes_of(host, agent.session_id)) == seen
-    assert changes(agent) == []
+    assert code_of(value) in ERROR_CODES, readme(
+        "SCH-039", "an aborted call to answer one of the closed error codes", value)
+    assert len(flushes_of(host, agent.session_id)) == seen, readme(
+        "SCH-033", "a call aborted before its turn in the queue not to flush",
+        flushes_of(host, agent.session_id)[seen:])
+    assert changes(agent) == [], readme(
+        "SCH-034", "a call aborted before it starts to append nothing", changes(agent))
+
+
+@pytest.mark.compat("SCH-ABORT-ANSWER")
+@pytest.mark.spec("SCH-033", "SCH-039")
+def test_a_call_aborted_before_it_starts_answers_internal_error(host, agent):
+    value = agent.start_tool("schedule_create", AFTER_60, aborted=True).result().value
+    assert value == INTERNAL_ERROR, pinned(
+        "SCH-ABORT-ANSWER", f"a call aborted before it starts to answer {INTERNAL_ERROR}", value)
 
 
 @pytest.mark.spec("SCH-033", "SCH-034")
@@ -126,10 +178,16 @@ def test_a_create_aborted_during_its_preflight_appends_nothing(host, agent):
     call = agent.start_tool("schedule_create", AFTER_60)
     call.abort()
     host.faults.release_hung_flush()
-    assert call.result().is_error is True
-    assert changes(agent) == []
+    outcome = call.result()
+    assert outcome.is_error is True, readme(
+        "SCH-034", "a create aborted during its preflight not to confirm a record",
+        outcome.value)
+    assert changes(agent) == [], readme(
+        "SCH-034", "a create aborted during its preflight to append nothing", changes(agent))
     # the queue moved on: the next call runs normally
-    assert agent.call_tool("schedule_create", AFTER_60).value["id"] == "schedule-1"
+    value = agent.call_tool("schedule_create", AFTER_60).value
+    assert value["id"] == "schedule-1", readme(
+        "SCH-033", "the queue to move on after the aborted call and run the next create", value)
 
 
 @pytest.mark.spec("SCH-033", "SCH-034")
@@ -139,9 +197,12 @@ def test_a_create_aborted_after_its_append_keeps_the_record(host, agent):
     call.abort()
     host.faults.release_hung_flush()
     call.result()
-    assert operations(agent) == ["create"]
-    [record] = agent.call_tool("schedule_list", {}).value
-    assert record["id"] == "schedule-1"
+    assert operations(agent) == ["create"], readme(
+        "SCH-034", "a create aborted after its append to keep the appended create",
+        operations(agent))
+    listed = agent.call_tool("schedule_list", {}).value
+    assert [record["id"] for record in listed] == ["schedule-1"], readme(
+        "SCH-035", "the kept record to be listed as active", listed)
 
 
 # -- dispatch barrier failure, later reminders ----------------------------------------------
@@ -154,14 +215,20 @@ def test_later_reminders_are_delivered_after_a_rejected_dispatch_barrier(host, a
     agent.call_tool("schedule_create", {"prompt": "B", "after_seconds": 120})
     host.faults.fail_flushes(outcome, first=2)  # A's due preflight ok, its barrier fails
     host.advance(60)
-    assert [d["id"] for d in dispatches(agent.events())] == ["schedule-1"]
+    sent = [d["id"] for d in dispatches(agent.events())]
+    assert sent == ["schedule-1"], readme(
+        "SCH-057", f"the first reminder's dispatch to stay appended when its barrier is {outcome}",
+        sent)
     host.advance(60)
-    assert [d["id"] for d in dispatches(agent.events())] == ["schedule-1", "schedule-2"]
-    assert len(reminder_messages(agent.events())) == 2
-    assert [d["id"] for d in dispatches(host.durable_events(agent.session_id))] == [
-        "schedule-1",
-        "schedule-2",
-    ]
+    sent = [d["id"] for d in dispatches(agent.events())]
+    assert sent == ["schedule-1", "schedule-2"], readme(
+        "SCH-057", "a later reminder to be dispatched after a failed dispatch barrier", sent)
+    messages = reminder_messages(agent.events())
+    assert len(messages) == 2, readme(
+        "SCH-057", "both reminders to reach the agent as messages", messages)
+    durable = [d["id"] for d in dispatches(host.durable_events(agent.session_id))]
+    assert durable == ["schedule-1", "schedule-2"], readme(
+        "SCH-057", "the later ordinary preflight to make both dispatches durable", durable)
 
 
 # -- disposal while work is in flight -----------------------------------------------------
@@ -174,16 +241,25 @@ def test_agent_disposal_awaits_an_in_flight_due_preflight_then_writes_nothing(ho
     host.faults.fail_flushes("hang")
     host.advance(60)  # the due preflight hangs
     disposal = agent.start_dispose()
-    assert disposal.done is False
-    assert agent.is_live is True
+    assert disposal.done is False, readme(
+        "SCH-058", "disposal to await the in-flight due preflight", disposal.done)
+    assert agent.is_live is True, readme(
+        "SCH-058", "the agent to stay live while disposal awaits the preflight", agent.is_live)
     host.faults.release_hung_flush()
-    assert disposal.done is True
-    assert agent.is_live is False
+    assert disposal.done is True, readme(
+        "SCH-058", "disposal to finish once the preflight settles", disposal.done)
+    assert agent.is_live is False, readme(
+        "SCH-058", "the agent to be disposed once disposal finishes", agent.is_live)
     host.advance(600)
-    assert dispatches(agent.events()) == []
-    assert reminder_messages(agent.events()) == []
-    assert host.durable_events(agent.session_id)[: len(durable)] == durable
-    assert dispatches(host.durable_events(agent.session_id)) == []
+    assert dispatches(agent.events()) == [], readme(
+        "SCH-058", "a disposed agent's owner to dispatch nothing", dispatches(agent.events()))
+    assert reminder_messages(agent.events()) == [], readme(
+        "SCH-058", "a disposed agent to receive no reminder", reminder_messages(agent.events()))
+    now_durable = host.durable_events(agent.session_id)
+    assert now_durable[: len(durable)] == durable, readme(
+        "SCH-058", "disposal not to delete or rewrite durable records", now_durable)
+    assert dispatches(now_durable) == [], readme(
+        "SCH-058", "no dispatch to become durable after disposal", dispatches(now_durable))
 
 
 @pytest.mark.spec("SCH-058")
@@ -191,15 +267,19 @@ def test_agent_disposal_ends_an_idle_wait_without_delivering(host, agent):
     agent.call_tool("schedule_create", AFTER_60)
     hold = agent.hold_maintenance()  # the agent is busy: the due owner waits for idle
     host.advance(60)
-    assert dispatches(agent.events()) == []
+    assert dispatches(agent.events()) == [], readme(
+        "SCH-058", "a due reminder to wait while the agent is busy", dispatches(agent.events()))
     disposal = agent.start_dispose()
     hold.release()
-    assert disposal.done is True
-    assert agent.is_live is False
+    assert disposal.done is True, readme(
+        "SCH-058", "disposal to end the idle wait and finish", disposal.done)
+    assert agent.is_live is False, readme(
+        "SCH-058", "the agent to be disposed", agent.is_live)
     host.advance(600)
-    assert dispatches(agent.events()) == []
-    assert changes(agent) == [changes(agent)[0]]
-    assert [c["operation"] for c in changes(agent)] == ["create"]
+    assert dispatches(agent.events()) == [], readme(
+        "SCH-058", "the ended idle wait to deliver nothing", dispatches(agent.events()))
+    assert operations(agent) == ["create"], readme(
+        "SCH-058", "disposal to keep the create and append no other change", changes(agent))
 
 
 @pytest.mark.spec("SCH-058")
@@ -211,5 +291,8 @@ def test_plugin_unload_awaits_an_in_flight_due_preflight_then_finishes(host, age
         host.unload_plugin("schedule")
     host.faults.release_hung_flush()
     host.advance(600)
-    assert dispatches(agent.events()) == []
-    assert agent.call_tool("schedule_list", {}).is_error is True  # the tools are gone
+    assert dispatches(agent.events()) == [], readme(
+        "SCH-058", "an unloaded plugin's owner to dispatch nothing", dispatches(agent.events()))
+    listing = agent.call_tool("schedule_list", {})
+    assert listing.is_error is True, readme(  # the tools are gone
+        "SCH-058", "the tools to be gone once the plugin is unloaded", listing.value)

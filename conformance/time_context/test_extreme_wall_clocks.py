@@ -7,13 +7,16 @@ past 9999-12-31 is still a time to report, so the attempt must neither fail nor
 skip its reading, and the reading must name the real instant. (Step 1's
 elapsed time is left out where the official build measures it from another
 baseline, a deviation recorded elsewhere: class tc-prompt-not-a-baseline.) How a year past
-9999 is printed (unpadded, as below 10000) follows the official build.
+9999 is printed (unpadded, as below 10000) is pinned (TC-YEAR-PAST-9999).
 """
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
+from dsh_conformance.expect import ReadingFacts, pinned, reading_facts, readme, seconds_of
 from dsh_conformance.time_context.readings import (
     parse_reading,
     reading_texts,
@@ -31,8 +34,7 @@ def turn_ends(agent):
     return [e["data"]["reason"]["kind"] for e in agent.events() if e["type"] == "turn/end"]
 
 
-@pytest.mark.spec("TC-013", "TC-034", "TC-036")
-@pytest.mark.parametrize(
+CASES = pytest.mark.parametrize(
     ("wall_ms", "timestamp"),
     [
         (YEAR_10000_MS, "10000-01-01T08:00:00+08:00[Asia/Shanghai]"),
@@ -41,14 +43,51 @@ def turn_ends(agent):
     ],
     ids=["year-10000", "year-10000-last-ms-of-day", "js-max"],
 )
-def test_a_wall_clock_past_year_9999_still_gets_a_true_reading(dsh_host, wall_ms, timestamp):
+# What the README fixes of a timestamp whatever its year's width: the year, the rest of
+# the local date-time to the second, the numeric offset and the IANA zone in any framing.
+_INSTANT = re.compile(
+    r"[+-]?0*(?P<year>\d+)-(?P<rest>\d{2}-\d{2}T\d{2}:\d{2}:\d{2})"
+    r"(?P<offset>[+-]\d{2}:\d{2})[\s\[(]*(?P<zone>[A-Za-z][A-Za-z0-9_+\-/]*)[\])]*"
+)
+
+
+def instant_facts(timestamp: str) -> tuple[str, ...] | str:
+    match = _INSTANT.fullmatch(timestamp)
+    if match is None:
+        return f"no local date-time, numeric offset and IANA zone: {timestamp!r}"
+    return (match["year"], match["rest"], match["offset"], match["zone"])
+
+
+def one_reading(dsh_host, wall_ms: int) -> tuple[dict[str, str], list[str]]:
     dsh_host.load_plugin("time-context", {"timeZone": "Asia/Shanghai"})
     agent = dsh_host.create_agent()
     dsh_host.set_wall_clock(wall_ms)
     run_turn(dsh_host, agent)
     [reading] = [parse_reading(text) for text in reading_texts(agent.events())]
-    assert (reading["turn"], reading["step"], reading["timestamp"]) == ("1", "1", timestamp)
-    assert turn_ends(agent) == ["completed"]
+    return reading, turn_ends(agent)
+
+
+@pytest.mark.spec("TC-013", "TC-034", "TC-036")
+@CASES
+def test_a_wall_clock_past_year_9999_still_gets_a_true_reading(dsh_host, wall_ms, timestamp):
+    reading, ends = one_reading(dsh_host, wall_ms)
+    assert (reading["turn"], reading["step"]) == ("1", "1"), readme(
+        "TC-013, TC-036", "a reading for turn 1, step 1", reading)
+    assert instant_facts(reading["timestamp"]) == instant_facts(timestamp), readme(
+        "TC-034", f"the local time, offset and zone of {timestamp} (year in any width)",
+        reading["timestamp"])
+    assert ends == ["completed"], readme(
+        "TC-013", "the attempt to complete rather than fail or skip its reading", ends)
+
+
+@pytest.mark.compat("TC-TIMESTAMP-TEXT", "TC-YEAR-PAST-9999")
+@pytest.mark.spec("TC-034")
+@CASES
+def test_a_year_past_9999_is_printed_unpadded(dsh_host, wall_ms, timestamp):
+    reading, _ = one_reading(dsh_host, wall_ms)
+    assert reading["timestamp"] == timestamp, pinned(
+        "TC-TIMESTAMP-TEXT, TC-YEAR-PAST-9999", f"the timestamp text {timestamp!r}",
+        reading["timestamp"])
 
 
 @pytest.mark.spec("TC-013", "TC-022", "TC-034", "TC-038", "TC-039")
@@ -57,11 +96,34 @@ def test_a_turn_crossing_into_year_10000_reads_both_sides_and_the_gap(dsh_host):
     agent = dsh_host.create_agent()
     dsh_host.set_wall_clock(YEAR_10000_MS - 1_000)
     run_turn(dsh_host, agent, 2_000)
+    texts = reading_texts(agent.events())
+    first, second = (parse_reading(text) for text in texts)
+    assert instant_facts(first["timestamp"]) == ("9999", "12-31T23:59:59", "+00:00", "UTC"), (
+        readme("TC-034", "step 1 to read 9999-12-31T23:59:59 at offset +00:00 in UTC",
+               first["timestamp"]))
+    assert (second["step"], instant_facts(second["timestamp"])) == (
+        "2", ("10000", "01-01T00:00:01", "+00:00", "UTC")), readme(
+        "TC-022, TC-034", "step 2 to read 10000-01-01T00:00:01 at offset +00:00 in UTC",
+        second)
+    assert (second["baseline"], seconds_of(second["elapsed"])) == ("step context", 2), readme(
+        "TC-038, TC-039", "step 2 to measure 2 s since the preceding step context", second)
+    assert turn_ends(agent) == ["completed"], readme(
+        "TC-013", "the turn crossing into year 10000 to complete", turn_ends(agent))
+
+
+@pytest.mark.compat("TC-TIMESTAMP-TEXT", "TC-YEAR-PAST-9999", "TC-DURATION-TEXT")
+@pytest.mark.spec("TC-034", "TC-039")
+def test_a_turn_crossing_into_year_10000_spells_both_readings(dsh_host):
+    dsh_host.load_plugin("time-context", {"timeZone": "UTC"})
+    agent = dsh_host.create_agent()
+    dsh_host.set_wall_clock(YEAR_10000_MS - 1_000)
+    run_turn(dsh_host, agent, 2_000)
     first, second = (parse_reading(text) for text in reading_texts(agent.events()))
-    assert first["timestamp"] == "9999-12-31T23:59:59+00:00[UTC]"
-    assert (second["step"], second["timestamp"]) == ("2", "10000-01-01T00:00:01+00:00[UTC]")
-    assert (second["baseline"], second["elapsed"]) == ("step context", "2s")
-    assert turn_ends(agent) == ["completed"]
+    seen = (first["timestamp"], second["timestamp"], second["elapsed"])
+    assert seen == ("9999-12-31T23:59:59+00:00[UTC]", "10000-01-01T00:00:01+00:00[UTC]", "2s"), (
+        pinned("TC-TIMESTAMP-TEXT, TC-YEAR-PAST-9999, TC-DURATION-TEXT",
+               "the texts 9999-12-31T23:59:59+00:00[UTC], 10000-01-01T00:00:01+00:00[UTC] "
+               "and 2s", seen))
 
 
 @pytest.mark.spec("TC-013", "TC-023")
@@ -73,5 +135,25 @@ def test_a_rollback_from_past_year_9999_clamps_the_elapsed_time(dsh_host):
     dsh_host.set_wall_clock(1_767_225_600_000)
     run_turn(dsh_host, agent)
     texts = reading_texts(agent.events())
-    assert texts[1] == step_one_text(2, "2026-01-01T00:00:00+00:00[UTC]", "0s")
-    assert turn_ends(agent) == ["completed", "completed"]
+    facts = reading_facts(texts[1])
+    assert facts == ReadingFacts(
+        2, 1, "model-visible message", "2026-01-01T00:00:00", "+00:00", "UTC", 0), readme(
+        "TC-023", "turn 2 to read 2026-01-01T00:00:00 in UTC with the backward elapsed time "
+        "clamped to 0 s", texts[1])
+    assert turn_ends(agent) == ["completed", "completed"], readme(
+        "TC-013", "both turns to complete", turn_ends(agent))
+
+
+@pytest.mark.compat("TC-TIMESTAMP-TEXT", "TC-DURATION-TEXT")
+@pytest.mark.spec("TC-023", "TC-034")
+def test_a_rollback_from_past_year_9999_spells_the_clamped_reading(dsh_host):
+    dsh_host.load_plugin("time-context", {"timeZone": "UTC"})
+    agent = dsh_host.create_agent()
+    dsh_host.set_wall_clock(YEAR_10000_MS)
+    run_turn(dsh_host, agent)
+    dsh_host.set_wall_clock(1_767_225_600_000)
+    run_turn(dsh_host, agent)
+    texts = reading_texts(agent.events())
+    expected = step_one_text(2, "2026-01-01T00:00:00+00:00[UTC]", "0s")
+    assert texts[1] == expected, pinned(
+        "TC-TIMESTAMP-TEXT, TC-DURATION-TEXT", f"turn 2's reading to be {expected!r}", texts[1])
