@@ -131,5 +131,6 @@ def test_the_official_build_without_its_bridge_is_one_usage_error(pytester, monk
     # Issue item 7: not 123 repeated BridgeUnavailableErrors.
     monkeypatch.setenv("DSH_BRIDGE_DIR", str(tmp_path / "no-bridge-here"))
     pytester.makepyfile("def test_x(dsh_host):\n    pass\n")
-    result = pytester.runpytest("--dsh-impl=official")
+    # In a subprocess: this process may already hold a prepared official runtime.
+    result = pytester.runpytest_subprocess("--dsh-impl=official")
     _single_usage_error(result, "*--dsh-impl: DSH_BRIDGE_DIR=*is not the pytest-dsh bridge*")
