@@ -5,25 +5,49 @@ from __future__ import annotations
 
 import pytest
 
+from dsh_conformance.expect import code_of, pinned, readme
+
 NOT_FUTURE = "The scheduled time must be strictly in the future."
 
 
 def _create(agent, at):
     result = agent.call_tool("schedule_create", {"prompt": "Reminder", "at": at})
-    assert result.is_error is False, result.error
+    assert result.is_error is False, readme(
+        "SCH-039", "a domain failure to be a tool value, not a host error", result.error)
     return result.value
+
+
+YEAR_ONE = pytest.mark.parametrize(
+    "at", ["0001-01-01T00:00:00Z", "0001-01-01T00:00:00.000+00:00"])
 
 
 # The range is inclusive at both ends (official build: epoch < MIN or > MAX is
 # out of range), so the first instant of year 1 is in range and merely past.
 @pytest.mark.spec("SCH-015", "SCH-039")
-@pytest.mark.parametrize("at", ["0001-01-01T00:00:00Z", "0001-01-01T00:00:00.000+00:00"])
+@YEAR_ONE
 def test_the_first_instant_of_year_one_is_not_future_rather_than_out_of_range(agent, at):
-    assert _create(agent, at) == {"code": "not_future", "message": NOT_FUTURE}
+    value = _create(agent, at)
+    assert code_of(value) == "not_future", readme(
+        "SCH-015, SCH-039",
+        f"{at}, a four-digit-year instant in the past, to be not_future, not time_out_of_range",
+        value)
+
+
+@pytest.mark.compat("SCH-AT-MESSAGES")
+@pytest.mark.spec("SCH-015", "SCH-039")
+@YEAR_ONE
+def test_the_first_instant_of_year_one_says_the_not_future_message(agent, at):
+    value = _create(agent, at)
+    assert value == {"code": "not_future", "message": NOT_FUTURE}, pinned(
+        "SCH-AT-MESSAGES", f"{at} to answer not_future with {NOT_FUTURE!r}", value)
 
 
 @pytest.mark.spec("SCH-015", "SCH-030")
 def test_the_last_instant_of_year_9999_is_a_valid_target(agent):
     value = _create(agent, "9999-12-31T23:59:59.999Z")
-    assert value["scheduledAt"] == "9999-12-31T23:59:59.999Z"
-    assert value["state"] == "scheduled"
+    assert value.get("scheduledAt") == "9999-12-31T23:59:59.999Z", readme(
+        "SCH-015, SCH-030",
+        "the last millisecond of year 9999, still a four-digit-year instant, to be accepted "
+        "as scheduledAt 9999-12-31T23:59:59.999Z", value)
+    assert value["state"] == "scheduled", readme(
+        "SCH-030", "a target far in the future to be listed as scheduled", value)

@@ -3,12 +3,15 @@
 timestamp on any calendar day and clock time (with the official build's
 ``Date.parse`` edge cases), turn and step numbers beyond the small integers,
 offsets that carry seconds, and the load error for a timeZone that is not a
-string."""
+string. What the README leaves open is pinned: the ``Date.parse`` edge cases
+(TC-INVARIANT-DATE-PARSE), the companion's wording (TC-INVARIANT-DIAGNOSTICS) and
+an offset's seconds (TC-TIMESTAMP-TEXT)."""
 
 from __future__ import annotations
 
 import pytest
 
+from dsh_conformance.expect import pinned, readme
 from dsh_conformance.time_context.readings import (
     READING_SOURCE,
     parse_reading,
@@ -77,11 +80,16 @@ def test_a_rendered_timestamp_is_read_as_its_exact_instant(
 ):
     agent = _open_turn(_invariant_host(dsh_host_factory, event_ms))
     before = agent.events()
-    with pytest.raises(AppendRejectedError, match="must parse and not postdate"):
+    with pytest.raises(AppendRejectedError):
         agent.append_event("user/message", _reading(one_second_later))
-    assert agent.events() == before
+    assert agent.events() == before, readme(
+        "TC-029", f"a refused reading stamped {one_second_later}, one second after its event, "
+        "to leave the log unchanged", agent.events()[len(before):])
     agent.append_event("user/message", _reading(exact))
-    assert len(reading_events(agent.events())) == 1
+    readings = reading_events(agent.events())
+    assert len(readings) == 1, readme(
+        "TC-028, TC-029", f"a reading stamped {exact}, exactly its event's second, to be "
+        "accepted as the one reading", readings)
 
 
 # Pins the official build's Date.parse: a day past the month's end (up to 31)
@@ -97,15 +105,23 @@ def test_a_rendered_timestamp_is_read_as_its_exact_instant(
     ids=["february-30", "hour-24", "offset-23h59"],
 )
 @pytest.mark.dsh_requires("time-context-invariant")
+@pytest.mark.compat("TC-INVARIANT-DATE-PARSE")
 @pytest.mark.spec("TC-029")
 def test_edge_timestamps_are_read_like_date_parse(
     dsh_host_factory, exact, one_second_later
 ):
     agent = _open_turn(_invariant_host(dsh_host_factory, MARCH_2_MS))
-    with pytest.raises(AppendRejectedError, match="must parse and not postdate"):
+    before = agent.events()
+    with pytest.raises(AppendRejectedError):
         agent.append_event("user/message", _reading(one_second_later))
+    assert agent.events() == before, pinned(
+        "TC-INVARIANT-DATE-PARSE", f"{one_second_later}, read like Date.parse, to postdate "
+        "its event by one second and be refused without a trace", agent.events()[len(before):])
     agent.append_event("user/message", _reading(exact))
-    assert len(reading_events(agent.events())) == 1
+    readings = reading_events(agent.events())
+    assert len(readings) == 1, pinned(
+        "TC-INVARIANT-DATE-PARSE", f"{exact}, read like Date.parse, to be exactly its "
+        "event's instant and accepted", readings)
 
 
 # Pins the official build's Date.parse: these give NaN, so the reading is refused.
@@ -121,14 +137,20 @@ def test_edge_timestamps_are_read_like_date_parse(
     ids=["day-32", "month-13", "minute-60", "second-60", "offset-24h"],
 )
 @pytest.mark.dsh_requires("time-context-invariant")
+@pytest.mark.compat("TC-INVARIANT-DATE-PARSE", "TC-INVARIANT-DIAGNOSTICS")
 @pytest.mark.spec("TC-029")
 def test_timestamps_date_parse_rejects_are_refused(dsh_host_factory, timestamp):
     agent = _open_turn(_invariant_host(dsh_host_factory, MARCH_2_MS))
     before = agent.events()
     with pytest.raises(AppendRejectedError) as caught:
         agent.append_event("user/message", _reading(timestamp))
-    assert UNPARSABLE in str(caught.value)
-    assert agent.events() == before
+    assert UNPARSABLE in str(caught.value), pinned(
+        "TC-INVARIANT-DATE-PARSE, TC-INVARIANT-DIAGNOSTICS",
+        f"{timestamp}, which Date.parse does not read, to be refused with {UNPARSABLE!r}",
+        str(caught.value))
+    assert agent.events() == before, pinned(
+        "TC-INVARIANT-DATE-PARSE", f"the refused reading stamped {timestamp} to leave the "
+        "log unchanged", agent.events()[len(before):])
 
 
 # The companion compares turn numbers by value, whatever their size.
@@ -138,43 +160,70 @@ def test_a_reading_in_a_high_numbered_turn_is_accepted(dsh_host_factory):
     turn_start = ("turn/start", {**TURN[1], "turn": 300})
     agent = _open_turn(_invariant_host(dsh_host_factory, MARCH_2_MS), turn_start)
     agent.append_event("user/message", _reading("2026-03-02T00:00:00+00:00[UTC]", turn=300))
-    assert len(reading_events(agent.events())) == 1
+    readings = reading_events(agent.events())
+    assert len(readings) == 1, readme(
+        "TC-028", "a reading naming turn 300, the open turn, to be accepted", readings)
 
 
 # One block that is not text is refused by the content rule, not the format rule.
 @pytest.mark.dsh_requires("time-context-invariant")
+@pytest.mark.compat("TC-INVARIANT-DIAGNOSTICS")
 @pytest.mark.spec("TC-028")
 def test_a_single_non_text_block_is_refused_by_the_content_rule(dsh_host_factory):
     agent = _open_turn(_invariant_host(dsh_host_factory, MARCH_2_MS))
     data = {"content": [{"type": "image", "text": "x"}], "source": dict(READING_SOURCE)}
     with pytest.raises(AppendRejectedError) as caught:
         agent.append_event("user/message", data)
-    assert "time-context messages must contain exactly one text block" in str(caught.value)
+    assert "time-context messages must contain exactly one text block" in str(
+        caught.value
+    ), pinned(
+        "TC-INVARIANT-DIAGNOSTICS", "a lone image block to be refused by the one-text-block "
+        "rule, not the reading-format rule", str(caught.value))
 
 
-# A reading naming an earlier turn than the open one is misplaced too.
-@pytest.mark.dsh_requires("time-context-invariant")
-@pytest.mark.spec("TC-028")
-def test_a_reading_naming_an_earlier_turn_is_refused(dsh_host_factory):
-    host = _invariant_host(dsh_host_factory, MARCH_2_MS)
-    agent = _open_turn(host)
+def _agent_in_turn_two(dsh_host_factory):
+    agent = _open_turn(_invariant_host(dsh_host_factory, MARCH_2_MS))
     for kind, data in [
         ("turn/end", {"turn": 1, "reason": {"kind": "completed"}}),
         ("turn/start", {**TURN[1], "turn": 2}),
         PROMPT,
     ]:
         agent.append_event(kind, data)
+    return agent
+
+
+# A reading naming an earlier turn than the open one is misplaced too.
+@pytest.mark.dsh_requires("time-context-invariant")
+@pytest.mark.spec("TC-028")
+def test_a_reading_naming_an_earlier_turn_is_refused(dsh_host_factory):
+    agent = _agent_in_turn_two(dsh_host_factory)
+    before = agent.events()
+    with pytest.raises(AppendRejectedError):
+        agent.append_event("user/message", _reading("2026-03-02T00:00:00+00:00[UTC]"))
+    assert agent.events() == before, readme(
+        "TC-028", "a reading naming turn 1, appended while turn 2 is open, to be refused "
+        "without a trace", agent.events()[len(before):])
+
+
+# Which position the companion says it expected (the wording is pinned).
+@pytest.mark.dsh_requires("time-context-invariant")
+@pytest.mark.compat("TC-INVARIANT-DIAGNOSTICS")
+@pytest.mark.spec("TC-028")
+def test_a_reading_naming_an_earlier_turn_names_the_expected_position(dsh_host_factory):
+    agent = _agent_in_turn_two(dsh_host_factory)
     with pytest.raises(AppendRejectedError) as caught:
         agent.append_event("user/message", _reading("2026-03-02T00:00:00+00:00[UTC]"))
-    assert "time-context reading names turn 1/step 1, expected turn 2/step 1" in str(
-        caught.value
-    )
+    wanted = "time-context reading names turn 1/step 1, expected turn 2/step 1"
+    assert wanted in str(caught.value), pinned(
+        "TC-INVARIANT-DIAGNOSTICS", f"a turn-1 reading appended in turn 2 to be refused "
+        f"with {wanted!r}", str(caught.value))
 
 
 # Turn and step must be at least 1: zero is refused by that rule, before the
 # position check (official order of checks).
 @pytest.mark.parametrize(("turn", "step"), [(0, 1), (1, 0)], ids=["turn-0", "step-0"])
 @pytest.mark.dsh_requires("time-context-invariant")
+@pytest.mark.compat("TC-INVARIANT-DIAGNOSTICS")
 @pytest.mark.spec("TC-028")
 def test_turn_or_step_zero_is_refused_as_not_positive(dsh_host_factory, turn, step):
     agent = _open_turn(_invariant_host(dsh_host_factory, MARCH_2_MS))
@@ -182,12 +231,16 @@ def test_turn_or_step_zero_is_refused_as_not_positive(dsh_host_factory, turn, st
         agent.append_event(
             "user/message", _reading("2026-03-02T00:00:00+00:00[UTC]", turn=turn, step=step)
         )
-    assert "time-context turn and step must be positive safe integers" in str(caught.value)
+    wanted = "time-context turn and step must be positive safe integers"
+    assert wanted in str(caught.value), pinned(
+        "TC-INVARIANT-DIAGNOSTICS", f"turn {turn}, step {step} to be refused with {wanted!r} "
+        "before the position check", str(caught.value))
 
 
 # Pins an official detail (README leaves it open, TC-034 only says "numeric
 # offset"): an offset with seconds, such as local mean time, keeps its seconds.
 @pytest.mark.dsh_requires("time-context")
+@pytest.mark.compat("TC-TIMESTAMP-TEXT")
 @pytest.mark.spec("TC-034")
 def test_an_offset_with_seconds_is_printed_with_its_seconds(dsh_host_factory):
     host = dsh_host_factory(start_ms=-2_208_988_800_000)  # 1900-01-01T00:00:00Z
@@ -195,7 +248,9 @@ def test_an_offset_with_seconds_is_printed_with_its_seconds(dsh_host_factory):
     agent = host.create_agent()
     run_turn(host, agent)
     timestamp = parse_reading(reading_texts(agent.events())[0])["timestamp"]
-    assert timestamp == "1900-01-01T08:05:43+08:05:43[Asia/Shanghai]"
+    assert timestamp == "1900-01-01T08:05:43+08:05:43[Asia/Shanghai]", pinned(
+        "TC-TIMESTAMP-TEXT", "Shanghai local mean time in 1900 to print its offset with "
+        "seconds, 1900-01-01T08:05:43+08:05:43[Asia/Shanghai]", timestamp)
 
 
 # A timeZone that is not a string fails the load with a diagnostic naming the
@@ -206,4 +261,6 @@ def test_an_offset_with_seconds_is_printed_with_its_seconds(dsh_host_factory):
 def test_a_list_given_as_time_zone_fails_the_load_naming_the_key(dsh_host):
     with pytest.raises(PluginLoadError) as caught:
         dsh_host.load_plugin("time-context", {"timeZone": ["Not/A_Real_Zone"]})
-    assert "timeZone" in caught.value.message
+    assert "timeZone" in caught.value.message, readme(
+        "TC-011", "a timeZone that is not an IANA identifier string to fail the load with a "
+        "diagnostic naming the timeZone key", caught.value.message)
