@@ -20,6 +20,8 @@ from typing import Any
 import dsh_reference.schedule.core.at_selector as at_selector
 import dsh_reference.schedule.core.decision as decision
 import dsh_reference.schedule.core.fold as fold
+import dsh_reference.schedule.core.invariant as s_invariant
+import dsh_reference.schedule.core.projection as projection
 import dsh_reference.schedule.core.records as records
 import dsh_reference.schedule.core.tool_arguments as tool_arguments
 import dsh_reference.schedule.owner as owner
@@ -37,10 +39,9 @@ from dsh_reference.implementation import IMPLEMENTATION as REFERENCE
 from dsh_reference.schedule.core import (
     NOT_FUTURE,
     TIME_OUT_OF_RANGE,
-    FoldedSchedule,
     ScheduleInputError,
 )
-from dsh_reference.schedule.core.instants import format_iso_ms
+from dsh_reference.schedule.core.instants import parse_iso_ms
 from pytest_dsh.contract import hookimpl
 
 
@@ -205,10 +206,10 @@ def _optimistic_checkpoint(original: Any) -> Any:
 
 
 def _fires_a_minute_early(original: Any) -> Any:
-    def due_decision(folded: Any, now: int) -> Any:
+    def due_decision_after(folded: Any, now: int) -> Any:
         return original(folded, now + 60_000)
 
-    return due_decision
+    return due_decision_after
 
 
 def _ascii_json(original: Any) -> Any:
@@ -292,42 +293,37 @@ def _five_minutes_rejected(original: Any) -> Any:
 
 def _reanchored_at_dispatch(original: Any) -> Any:
     # The next target counted from the acceptance time, not the creation anchor.
-    def resolve_every_occurrence(record: Any, accepted_at_ms: int) -> Any:
-        result = original(record, accepted_at_ms)
-        if result.next_scheduled_at is None:
-            return result
-        next_ms = accepted_at_ms + record["everySeconds"] * 1000
-        return replace(result, next_scheduled_at=format_iso_ms(next_ms))
+    def apply(self: Any, event: Any, *, commit: bool = True) -> None:
+        original(self, event, commit=commit)
+        data = event.get("data") if isinstance(event, dict) else None
+        if not (commit and event.get("type") == "schedule/change" and isinstance(data, dict)
+                and data.get("operation") == "dispatch" and data.get("acceptedAt")):
+            return
+        schedule_id = data.get("id")
+        if schedule_id in self:
+            accepted_ms = parse_iso_ms(data["acceptedAt"])
+            assert accepted_ms is not None
+            self._targets[schedule_id] = accepted_ms + self.record(schedule_id)[
+                "everySeconds"] * 1000
+            self._stale.add(schedule_id)
 
-    return resolve_every_occurrence
+    return apply
 
 
 def _replays_the_first_missed(original: Any) -> Any:
-    def resolve_every_occurrence(record: Any, accepted_at_ms: int) -> Any:
-        result = original(record, accepted_at_ms)
-        return replace(result, occurrence_at=record["scheduledAt"])
-
-    return resolve_every_occurrence
+    return lambda record, target, now: record["scheduledAt"]
 
 
 def _sorted_by_target(original: Any) -> Any:
-    def fold_schedule_events(events: Any, seed_length: object = 0) -> FoldedSchedule:
-        folded = original(events, seed_length)
-        active = tuple(sorted(folded.active, key=lambda record: record["scheduledAt"]))
-        return FoldedSchedule(active=active, seen_ids=folded.seen_ids)
-
-    return fold_schedule_events
+    return lambda self: tuple(sorted(original(self), key=lambda record: record["scheduledAt"]))
 
 
 def _ignores_fork_boundary(original: Any) -> Any:
-    def fold_schedule_events(events: Any, seed_length: object = 0) -> FoldedSchedule:
-        return original(events, 0)
-
-    return fold_schedule_events
+    return lambda self, events, seed_length=0: original(self, events, 0)
 
 
 def _ids_from_active_count(original: Any) -> Any:
-    return lambda folded: f"schedule-{len(folded.active) + 1}"
+    return lambda state: f"schedule-{len(state) + 1}"
 
 
 def _trims_delete_ids(original: Any) -> Any:
@@ -417,7 +413,8 @@ def _timer_wake_trusted() -> None:
     # After a timer wake the owner treats the armed target as reached, instead
     # of rereading the wall clock (which may have been stepped back).
     state: dict[str, Any] = {"target": None, "woke": False}
-    arm, on_timer, decide = owner.LiveOwner._arm, owner.LiveOwner._on_timer, owner.due_decision
+    arm, on_timer = owner.LiveOwner._arm, owner.LiveOwner._on_timer
+    decide = owner.due_decision_after
 
     def armed(self: Any, target_ms: int | None) -> None:
         state.update(target=target_ms, woke=False)
@@ -434,7 +431,7 @@ def _timer_wake_trusted() -> None:
 
     owner.LiveOwner._arm = armed  # type: ignore[method-assign]
     owner.LiveOwner._on_timer = woke  # type: ignore[method-assign]
-    owner.due_decision = due_decision
+    owner.due_decision_after = due_decision
 
 
 @hookimpl
@@ -452,14 +449,16 @@ def _installs_on_children(self: Any, agent: Any) -> None:
 
 
 def _skips_candidates(original: Any) -> Any:
-    return lambda events, candidate, seed_length=None: None
+    return lambda self, events, candidate, seed_length=None: None
 
 
 def _invariant_ignores_fork() -> None:
-    log, candidate = schedule_plugin.check_schedule_log, schedule_plugin.check_candidate_event
-    schedule_plugin.check_schedule_log = lambda events, seed_length=None: log(events, 0)
-    schedule_plugin.check_candidate_event = (
-        lambda events, event, seed_length=None: candidate(events, event, 0)
+    checker = s_invariant.InvariantChecker
+    log, candidate = checker.check_log, checker.check_candidate
+    checker.check_log = lambda self, events, seed_length=None: log(  # type: ignore[method-assign]
+        self, events, 0)
+    checker.check_candidate = (  # type: ignore[method-assign]
+        lambda self, events, event, seed_length=None: candidate(self, events, event, 0)
     )
 
 
@@ -480,6 +479,7 @@ S_DURABLE = "dsh_conformance.schedule.test_durable_state"
 S_INVARIANT = "dsh_conformance.schedule.test_invariant"
 S_LIMITS = "dsh_conformance.schedule.test_known_limitations"
 S_TOOLS = "dsh_conformance.schedule.test_management_tools"
+S_TRANSACTIONS = "dsh_conformance.schedule.test_transactions"
 S_MODEL = "dsh_conformance.schedule.test_model_experience"
 
 MUTANTS: dict[str, Mutant] = {
@@ -499,7 +499,8 @@ MUTANTS: dict[str, Mutant] = {
     "interval-forgets-compacted-readings": Mutant(
         "a reading shadowed by compaction no longer schedules the next", TC_TIMING,
         "test_a_reading_shadowed_by_compaction_still_schedules_the_next",
-        _patch(preparation, "latest_reading_time_ms", _shadowed_readings_forgotten)),
+        _set(scheduling.LatestReading, "read", lambda self, events: _shadowed_readings_forgotten(
+            scheduling.latest_reading_time_ms)(events))),
     # time-context: elapsed time and labels
     "elapsed-never-clamped-to-zero": Mutant(
         "a zero elapsed time reads 1s", TC_TIMING,
@@ -527,8 +528,8 @@ MUTANTS: dict[str, Mutant] = {
         "test_an_offset_with_seconds_is_printed_with_its_seconds",
         _patch(formatting, "format_offset", _offset_seconds_dropped)),
     "duration-drops-zero-seconds": Mutant(
-        "1m 0s is printed as 1m", TC_MODEL,
-        "test_durations_use_compact_whole_second_units",
+        "1m 0s is printed as 1m (caught at compat level)", TC_MODEL,
+        "test_durations_are_spelled_exactly",
         _patch(baselines, "format_duration", _zero_seconds_dropped)),
     # time-context: runtime, configuration, companion
     "aborted-step-still-gets-a-reading": Mutant(
@@ -569,8 +570,8 @@ MUTANTS: dict[str, Mutant] = {
         "test_list_over_a_corrupt_log_reports_corrupt_schedule_log",
         _patch(tools, "corrupt_log_result", _corrupt_as_internal)),
     "uncertain-result-omits-the-id": Mutant(
-        "persistence_uncertain never names the written id", S_COMPOSITION,
-        "test_create_barrier_failure_reports_the_allocated_id_and_keeps_the_create",
+        "persistence_uncertain never names the written id", S_TRANSACTIONS,
+        "test_a_held_barrier_released_as_a_failure_reports_the_kept_create",
         _patch(tools, "persistence_uncertain_result", _uncertain_without_id)),
     "tool-results-ascii-escaped": Mutant(
         "tool values escape non-ASCII", S_MODEL,
@@ -589,11 +590,11 @@ MUTANTS: dict[str, Mutant] = {
     "every-reanchored-at-dispatch": Mutant(
         "the next target counts from acceptedAt, not the creation anchor", S_DURABLE,
         "test_replay_advances_every_record_to_the_first_aligned_target_after_accepted_at",
-        _patch(fold, "resolve_every_occurrence", _reanchored_at_dispatch)),
+        _patch(fold.ScheduleFold, "apply", _reanchored_at_dispatch)),
     "every-delivers-the-first-missed-occurrence": Mutant(
         "a late batch delivers the oldest missed occurrence, not the latest", S_DELIVERY,
         "test_a_forward_jump_dispatches_one_batch_with_each_latest_occurrence",
-        _patch(decision, "resolve_every_occurrence", _replays_the_first_missed)),
+        _patch(decision, "_occurrence_at", _replays_the_first_missed)),
     # schedule: checkpoints and flush ordering
     "flush-failures-ignored": Mutant(
         "tool checkpoints always succeed", S_COMPOSITION,
@@ -619,7 +620,7 @@ MUTANTS: dict[str, Mutant] = {
     "reminders-fire-early": Mutant(
         "the owner decides a minute ahead of the wall clock", S_DELIVERY,
         "test_the_earliest_target_of_the_fold_fires_first",
-        _patch(owner, "due_decision", _fires_a_minute_early)),
+        _patch(owner, "due_decision_after", _fires_a_minute_early)),
     "timer-wake-trusted-over-the-wall-clock": Mutant(
         "a timer wake counts as due without rereading the wall clock", S_DELIVERY,
         "test_a_wall_clock_rollback_never_fires_early",
@@ -641,7 +642,7 @@ MUTANTS: dict[str, Mutant] = {
     "list-sorted-by-target": Mutant(
         "schedule_list orders by scheduledAt, not creation", S_TOOLS,
         "test_list_returns_active_records_in_creation_order",
-        _patch(tools, "fold_schedule_events", _sorted_by_target)),
+        _patch(fold.ScheduleFold, "active", _sorted_by_target)),
     "delete-trims-padded-ids": Mutant(
         "schedule_delete trims the id instead of rejecting padding", S_TOOLS,
         "test_delete_rejects_empty_or_padded_ids_before_the_queue",
@@ -652,12 +653,12 @@ MUTANTS: dict[str, Mutant] = {
         _patch(tools, "delete_result", _always_deleted)),
     "ids-reused-after-delete": Mutant(
         "ids count active records, so a deleted id comes back", S_DURABLE,
-        "test_ids_are_session_local_and_never_reused",
-        _patch(tools, "allocate_schedule_id", _ids_from_active_count)),
+        "test_ids_are_never_reused",
+        _patch(tools, "allocate_schedule_id_after", _ids_from_active_count)),
     "fork-inherits-parent-reminders": Mutant(
-        "the tools fold from the first event, ignoring seedLength", S_DURABLE,
+        "the agent's fold starts at the first event, ignoring seedLength", S_DURABLE,
         "test_fork_does_not_inherit_parent_reminders",
-        _patch(tools, "fold_schedule_events", _ignores_fork_boundary)),
+        _patch(projection.ScheduleProjection, "read", _ignores_fork_boundary)),
     "tools-installed-on-children": Mutant(
         "child agents get the tools and an owner", S_COMPOSITION,
         "test_runtime_child_gets_no_tools_and_no_flush",
@@ -665,7 +666,7 @@ MUTANTS: dict[str, Mutant] = {
     "invariant-skips-candidates": Mutant(
         "the companion checks logs at registration but not appends", S_INVARIANT,
         "test_a_bad_schedule_append_is_rejected_and_leaves_the_log_unchanged",
-        _patch(schedule_plugin, "check_candidate_event", _skips_candidates)),
+        _patch(s_invariant.InvariantChecker, "check_candidate", _skips_candidates)),
     "invariant-ignores-fork-boundary": Mutant(
         "the companion folds a fork from its first event", S_INVARIANT,
         "test_the_companion_honours_the_fork_boundary",
