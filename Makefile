@@ -26,6 +26,7 @@ export DSH_BRIDGE_DIR := $(CURDIR)/bridge
 
 $(STAMP): pyproject.toml requirements/constraints.txt $(shell find pytest_dsh reference conformance fixtures -type f -not -path '*/__pycache__/*' 2>/dev/null) $(BRIDGE_FILES)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	rm -rf build  # a stale build/ folder can carry deleted modules into the wheel
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c requirements/constraints.txt 'ruff' 'mypy'
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps .
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c requirements/constraints.txt '.[dev]'
@@ -62,7 +63,10 @@ conformance-official: $(STAMP) $(BRIDGE_STAMP)
 	@mkdir -p $(REPORTS)
 	$(call pytest_strict,--pyargs dsh_conformance --dsh-impl=official -ra --dsh-report=$(REPORTS)/conformance-official.md)
 
-test: lint typecheck unit conformance conformance-official
+# The three suites are independent: on two cores they run side by side, each
+# one's output printed whole when it ends (--output-sync).
+test: lint typecheck
+	$(MAKE) --no-print-directory -j2 --output-sync=target unit conformance conformance-official
 
 clean:
 	rm -rf $(VENV) $(REPORTS) build *.egg-info .typecheck bridge/node_modules
