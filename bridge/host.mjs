@@ -102,7 +102,17 @@ function countsOf(agent) {
 
 // Read faults hit the plugins' reads only: a read counts when its immediate
 // caller is plugin code (the host's own reads, even on a plugin's behalf, do not).
-const PLUGIN_FILES = /[\\/](dsh-schedule|dsh-time-context-seed)[\\/]lib[\\/]/
+// Plugin code is the code of the packages under test, whatever their names, and
+// of the official plugin packages a third-party plugin may wrap.
+const PLUGIN_PACKAGES = new Set([
+  ...Object.values(PACKAGES).map((report) => report.package).filter((name) => typeof name === 'string'),
+  '@deepseek-ai/dsh-schedule',
+  '@deepseek-ai/dsh-time-context',
+])
+const escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+const PLUGIN_FILES = new RegExp(
+  `[\\\\/]node_modules[\\\\/](?:${[...PLUGIN_PACKAGES].map((name) => escapeRegExp(name).replace('/', '[\\\\/]')).join('|')})[\\\\/]`,
+)
 function readByPlugin() {
   // frames: Error, readByPlugin, readFault, the patched read, its caller
   const caller = (new Error().stack ?? '').split('\n')[4] ?? ''
