@@ -430,13 +430,13 @@ def test_a_past_local_time_inside_a_gap_is_still_a_gap(agent):
 
 @pytest.mark.spec("SCH-016", "SCH-030")
 def test_at_record_retains_only_the_canonical_utc_instant(agent):
-    _create(agent, _local("2026-11-01", "01:30:00", "America/New_York"))
-    _create(agent, "2026-11-01T01:30:00.25-04:00")
+    first = _create(agent, _local("2026-11-01", "01:30:00", "America/New_York"))
+    second = _create(agent, "2026-11-01T01:30:00.25-04:00")
     records = [change["schedule"] for change in changes(agent.events())]
     assert records == [
-        {"id": "schedule-1", "kind": "at", "prompt": "Reminder",
+        {"id": first.get("id"), "kind": "at", "prompt": "Reminder",
          "scheduledAt": "2026-11-01T05:30:00.000Z"},
-        {"id": "schedule-2", "kind": "at", "prompt": "Reminder",
+        {"id": second.get("id"), "kind": "at", "prompt": "Reminder",
          "scheduledAt": "2026-11-01T05:30:00.250Z"},
     ], readme("SCH-016, SCH-030", "at records holding only id, kind, prompt and the canonical "
               "UTC scheduledAt", records)

@@ -4,6 +4,7 @@ flush that guards every decision taken from the fold."""
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import pytest
 
@@ -23,6 +24,12 @@ pytestmark = [pytest.mark.dsh_requires("schedule")]
 
 TOOLS = {"schedule_create", "schedule_list", "schedule_delete"}
 AFTER_60 = {"prompt": "Stretch", "after_seconds": 60}
+
+
+def _create(agent: Any, arguments: dict[str, Any]) -> str:
+    """Create a reminder and return the id the implementation allocated (its format is
+    pinned detail SCH-ID-FORMAT, so readme-level checks never spell it)."""
+    return str(agent.call_tool("schedule_create", arguments).value["id"])
 
 
 @pytest.mark.spec("SCH-001", "SCH-006", "SCH-059")
@@ -365,12 +372,12 @@ def test_create_needs_no_flush_beyond_preflight_and_barrier(host, agent):
 
 @pytest.mark.spec("SCH-013")
 def test_delete_confirms_only_after_a_barrier_flush_that_includes_the_delete(host, agent):
-    agent.call_tool("schedule_create", AFTER_60)
+    id1 = _create(agent, AFTER_60)
     before = len(agent.events())
     seen = len(flushes_of(host, agent.session_id))
     host.faults.fail_flushes("hang", first=2, count=1)
     with pytest.raises(HostStuckError):
-        agent.call_tool("schedule_delete", {"id": "schedule-1"})
+        agent.call_tool("schedule_delete", {"id": id1})
     preflight, barrier = flushes_of(host, agent.session_id)[seen : seen + 2]
     assert (preflight.outcome, preflight.durable_length) == ("durable", before), readme(
         "SCH-013",
@@ -385,11 +392,11 @@ def test_delete_confirms_only_after_a_barrier_flush_that_includes_the_delete(hos
         (barrier.outcome, barrier.durable_length),
     )
     assert (
-        changes(agent.events())[-1] == {"version": 1, "operation": "delete", "id": "schedule-1"}
+        changes(agent.events())[-1] == {"version": 1, "operation": "delete", "id": id1}
     ), readme(
         "SCH-013",
         "delete confirms only after a barrier flush that includes the delete: "
-        "changes(agent.events())[-1] == {'version': 1, 'operation': 'delete', 'id': 'schedule-1'}",
+        "changes(agent.events())[-1] == {'version': 1, 'operation': 'delete', 'id': id1}",
         changes(agent.events())[-1],
     )
 
@@ -437,17 +444,17 @@ def test_create_barrier_failure_reports_the_allocated_id_and_keeps_the_create(
 
 @pytest.mark.spec("SCH-013")
 def test_delete_barrier_failure_reports_the_requested_id_and_keeps_the_delete(host, agent):
-    agent.call_tool("schedule_create", AFTER_60)
+    id1 = _create(agent, AFTER_60)
     host.faults.fail_flushes("rejected", first=2, count=1)
-    value = agent.call_tool("schedule_delete", {"id": "schedule-1"}).value
+    value = agent.call_tool("schedule_delete", {"id": id1}).value
     assert code_of(value) == "persistence_uncertain", readme(
         "SCH-013", "persistence_uncertain when the delete's barrier flush fails", value)
     assert (
-        changes(agent.events())[-1] == {"version": 1, "operation": "delete", "id": "schedule-1"}
+        changes(agent.events())[-1] == {"version": 1, "operation": "delete", "id": id1}
     ), readme(
         "SCH-013",
         "delete barrier failure reports the requested id and keeps the delete: "
-        "changes(agent.events())[-1] == {'version': 1, 'operation': 'delete', 'id': 'schedule-1'}",
+        "changes(agent.events())[-1] == {'version': 1, 'operation': 'delete', 'id': id1}",
         changes(agent.events())[-1],
     )
     assert agent.call_tool("schedule_list", {}).value == [], readme(

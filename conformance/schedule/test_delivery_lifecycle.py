@@ -3,6 +3,7 @@ batches, the idle phase, follow-up turns, failures and disposal."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -36,6 +37,12 @@ TRANSCRIPT_TYPES = (
 )
 
 
+def _create(agent: Any, arguments: dict[str, Any]) -> str:
+    """Create a reminder and return the id the implementation allocated (its format is
+    pinned detail SCH-ID-FORMAT, so readme-level checks never spell it)."""
+    return str(agent.call_tool("schedule_create", arguments).value["id"])
+
+
 def _opener_of(events, seq):
     """The ``turn/start`` of the turn holding event ``seq`` (no ``turn/end`` between)."""
     for event in reversed(events[:seq]):
@@ -66,7 +73,7 @@ def _dispatch_events(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 @pytest.mark.spec("SCH-042", "SCH-065")
 def test_one_shot_fires_exactly_at_its_target(host, agent):
-    agent.call_tool("schedule_create", {"prompt": "Stand up", "after_seconds": 90})
+    id1 = _create(agent, {"prompt": "Stand up", "after_seconds": 90})
     host.advance(89.999)
     assert dispatches(agent.events()) == [], readme(
         "SCH-042, SCH-065",
@@ -74,10 +81,10 @@ def test_one_shot_fires_exactly_at_its_target(host, agent):
         dispatches(agent.events()),
     )
     host.advance(0.001)
-    assert dispatches(agent.events()) == [_dispatch("schedule-1")], readme(
+    assert dispatches(agent.events()) == [_dispatch(id1)], readme(
         "SCH-042, SCH-065",
         "one shot fires exactly at its target: dispatches(agent.events()) == "
-        "[_dispatch('schedule-1')]",
+        "[_dispatch(id1)]",
         dispatches(agent.events()),
     )
     assert _dispatch_events(agent.events())[0]["time"] == START_MS + 90_000, readme(
@@ -87,10 +94,10 @@ def test_one_shot_fires_exactly_at_its_target(host, agent):
         _dispatch_events(agent.events())[0]['time'],
     )
     assert reminder_texts(agent.events()) == [
-        one_shot_framing('"schedule-1"', "2026-01-01T00:01:30.000Z", '"Stand up"')], readme(
+        one_shot_framing(json.dumps(id1), "2026-01-01T00:01:30.000Z", '"Stand up"')], readme(
         "SCH-042, SCH-065",
         "one shot fires exactly at its target: reminder_texts(agent.events()) == "
-        "[one_shot_framing('\"schedule-1\"', '2026-01-01T00:01:30.000Z', '\"Stand up\"')]",
+        "[one_shot_framing(json.dumps(id1), '2026-01-01T00:01:30.000Z', '\"Stand up\"')]",
         reminder_texts(agent.events()),
     )
 
@@ -124,7 +131,7 @@ def test_the_earliest_target_of_the_fold_fires_first(host):
 
 @pytest.mark.spec("SCH-043")
 def test_a_wait_beyond_the_platform_timer_range_is_split(host, agent):
-    agent.call_tool("schedule_create", {"prompt": "Monthly", "after_seconds": 2_592_000})
+    id1 = _create(agent, {"prompt": "Monthly", "after_seconds": 2_592_000})
     host.advance(2_147_483.647)  # the longest single platform timer
     assert dispatches(agent.events()) == [], readme(
         "SCH-043",
@@ -140,10 +147,10 @@ def test_a_wait_beyond_the_platform_timer_range_is_split(host, agent):
         dispatches(agent.events()),
     )
     host.advance(0.001)
-    assert dispatches(agent.events()) == [_dispatch("schedule-1")], readme(
+    assert dispatches(agent.events()) == [_dispatch(id1)], readme(
         "SCH-043",
         "a wait beyond the platform timer range is split: dispatches(agent.events()) == "
-        "[_dispatch('schedule-1')]",
+        "[_dispatch(id1)]",
         dispatches(agent.events()),
     )
     assert _message_times(agent.events()) == [1_769_817_600_000], readme(
@@ -156,7 +163,7 @@ def test_a_wait_beyond_the_platform_timer_range_is_split(host, agent):
 
 @pytest.mark.spec("SCH-043")
 def test_a_wall_clock_rollback_never_fires_early(host, agent):
-    agent.call_tool("schedule_create", {"prompt": "Roll", "after_seconds": 3600})
+    id1 = _create(agent, {"prompt": "Roll", "after_seconds": 3600})
     host.set_wall_clock(START_MS - DAY_MS)
     host.advance(3600)  # the original timer elapses, but the wall clock says 1 day early
     assert dispatches(agent.events()) == [], readme(
@@ -171,10 +178,10 @@ def test_a_wall_clock_rollback_never_fires_early(host, agent):
         dispatches(agent.events()),
     )
     host.advance(1)
-    assert dispatches(agent.events()) == [_dispatch("schedule-1")], readme(
+    assert dispatches(agent.events()) == [_dispatch(id1)], readme(
         "SCH-043",
         "a wall clock rollback never fires early: dispatches(agent.events()) == "
-        "[_dispatch('schedule-1')]",
+        "[_dispatch(id1)]",
         dispatches(agent.events()),
     )
     assert _message_times(agent.events()) == [START_MS + HOUR_MS], readme(
@@ -184,17 +191,17 @@ def test_a_wall_clock_rollback_never_fires_early(host, agent):
         _message_times(agent.events()),
     )
     assert reminder_texts(agent.events()) == [
-        one_shot_framing('"schedule-1"', "2026-01-01T01:00:00.000Z", '"Roll"')], readme(
+        one_shot_framing(json.dumps(id1), "2026-01-01T01:00:00.000Z", '"Roll"')], readme(
         "SCH-043",
         "a wall clock rollback never fires early: reminder_texts(agent.events()) == "
-        "[one_shot_framing('\"schedule-1\"', '2026-01-01T01:00:00.000Z', '\"Roll\"')]",
+        "[one_shot_framing(json.dumps(id1), '2026-01-01T01:00:00.000Z', '\"Roll\"')]",
         reminder_texts(agent.events()),
     )
 
 
 @pytest.mark.spec("SCH-043", "SCH-037")
 def test_a_forward_jump_makes_the_record_overdue_for_the_next_preflight(host, agent):
-    agent.call_tool("schedule_create", {"prompt": "Jump", "after_seconds": 3600})
+    id1 = _create(agent, {"prompt": "Jump", "after_seconds": 3600})
     host.set_wall_clock(START_MS + 5 * HOUR_MS)
     assert dispatches(agent.events()) == [], readme(
         "SCH-043, SCH-037",
@@ -203,17 +210,17 @@ def test_a_forward_jump_makes_the_record_overdue_for_the_next_preflight(host, ag
         dispatches(agent.events()),
     )
     agent.call_tool("schedule_list", {})
-    assert dispatches(agent.events()) == [_dispatch("schedule-1")], readme(
+    assert dispatches(agent.events()) == [_dispatch(id1)], readme(
         "SCH-043, SCH-037",
         "a forward jump makes the record overdue for the next preflight: "
-        "dispatches(agent.events()) == [_dispatch('schedule-1')]",
+        "dispatches(agent.events()) == [_dispatch(id1)]",
         dispatches(agent.events()),
     )
     assert reminder_texts(agent.events()) == [
-        one_shot_framing('"schedule-1"', "2026-01-01T01:00:00.000Z", '"Jump"')], readme(
+        one_shot_framing(json.dumps(id1), "2026-01-01T01:00:00.000Z", '"Jump"')], readme(
         "SCH-043, SCH-037",
         "a forward jump makes the record overdue for the next preflight: "
-        "reminder_texts(agent.events()) == [one_shot_framing('\"schedule-1\"', "
+        "reminder_texts(agent.events()) == [one_shot_framing(json.dumps(id1), "
         "'2026-01-01T01:00:00.000Z', '\"Jump\"')]",
         reminder_texts(agent.events()),
     )
@@ -221,14 +228,14 @@ def test_a_forward_jump_makes_the_record_overdue_for_the_next_preflight(host, ag
 
 @pytest.mark.spec("SCH-043")
 def test_a_forward_jump_dispatches_at_the_next_wake(host, agent):
-    agent.call_tool("schedule_create", {"prompt": "Jump", "after_seconds": 3600})
-    agent.call_tool("schedule_create", {"prompt": "Far", "after_seconds": 30 * 3600})
+    id1 = _create(agent, {"prompt": "Jump", "after_seconds": 3600})
+    _create(agent, {"prompt": "Far", "after_seconds": 30 * 3600})
     host.set_wall_clock(START_MS + 5 * HOUR_MS)
     host.advance(3600)  # the next wake: the first target on the monotonic timer
-    assert dispatches(agent.events()) == [_dispatch("schedule-1")], readme(
+    assert dispatches(agent.events()) == [_dispatch(id1)], readme(
         "SCH-043",
         "a forward jump dispatches at the next wake: dispatches(agent.events()) == "
-        "[_dispatch('schedule-1')]",
+        "[_dispatch(id1)]",
         dispatches(agent.events()),
     )
     assert _message_times(agent.events()) == [START_MS + 6 * HOUR_MS], readme(
@@ -241,29 +248,29 @@ def test_a_forward_jump_dispatches_at_the_next_wake(host, agent):
 
 @pytest.mark.spec("SCH-043", "SCH-045", "SCH-050", "SCH-051", "SCH-088")
 def test_a_forward_jump_dispatches_one_batch_with_each_latest_occurrence(host, agent):
-    agent.call_tool("schedule_create", {"prompt": "Five", "every_seconds": 300})
-    agent.call_tool("schedule_create", {"prompt": "Hourly", "every_seconds": 3600})
+    id1 = _create(agent, {"prompt": "Five", "every_seconds": 300})
+    id2 = _create(agent, {"prompt": "Hourly", "every_seconds": 3600})
     host.set_wall_clock(START_MS + 2 * HOUR_MS + 10_000)  # 02:00:10
     agent.call_tool("schedule_list", {})
     assert dispatches(agent.events()) == [
-        _dispatch("schedule-1", "2026-01-01T02:00:10.000Z"),
-        _dispatch("schedule-2", "2026-01-01T02:00:10.000Z"),
+        _dispatch(id1, "2026-01-01T02:00:10.000Z"),
+        _dispatch(id2, "2026-01-01T02:00:10.000Z"),
     ], readme(
         "SCH-043, SCH-045, SCH-050, SCH-051, SCH-088",
         "a forward jump dispatches one batch with each latest occurrence: "
-        "dispatches(agent.events()) == [_dispatch('schedule-1', '2026-01-01T02:00:10.000Z'), "
-        "_dispatch('schedule-2', '2026-01-...",
+        "dispatches(agent.events()) == [_dispatch(id1, '2026-01-01T02:00:10.000Z'), "
+        "_dispatch(id2, '2026-01-...",
         dispatches(agent.events()),
     )
     assert reminder_texts(agent.events()) == [batch_framing(
-        '[{"schedule_id":"schedule-1","occurrence_at":"2026-01-01T02:00:00.000Z",'
-        '"reminder_prompt":"Five"},{"schedule_id":"schedule-2",'
+        f'[{{"schedule_id":{json.dumps(id1)},"occurrence_at":"2026-01-01T02:00:00.000Z",'
+        f'"reminder_prompt":"Five"}},{{"schedule_id":{json.dumps(id2)},'
         '"occurrence_at":"2026-01-01T02:00:00.000Z","reminder_prompt":"Hourly"}]'
     )], readme(
         "SCH-043, SCH-045, SCH-050, SCH-051, SCH-088",
         "a forward jump dispatches one batch with each latest occurrence: "
         "reminder_texts(agent.events()) == "
-        "[batch_framing('[{\"schedule_id\":\"schedule-1\",\"occurrence_at\":\"2026-01-01T02:00:00.0...",
+        "[batch_framing('[{\"schedule_id\":id1,\"occurrence_at\":\"2026-01-01T02:00:00.0...",
         reminder_texts(agent.events()),
     )
     targets = [v["scheduledAt"] for v in agent.call_tool("schedule_list", {}).value]
@@ -277,28 +284,28 @@ def test_a_forward_jump_dispatches_one_batch_with_each_latest_occurrence(host, a
 
 @pytest.mark.spec("SCH-043", "SCH-050")
 def test_a_forward_jump_batch_uses_the_wall_clock_of_the_wake(host, agent):
-    agent.call_tool("schedule_create", {"prompt": "Five", "every_seconds": 300})
-    agent.call_tool("schedule_create", {"prompt": "Hourly", "every_seconds": 3600})
+    id1 = _create(agent, {"prompt": "Five", "every_seconds": 300})
+    id2 = _create(agent, {"prompt": "Hourly", "every_seconds": 3600})
     host.set_wall_clock(START_MS + 2 * HOUR_MS + 10_000)
     host.advance(300)  # wall clock 02:05:10
     assert dispatches(agent.events()) == [
-        _dispatch("schedule-1", "2026-01-01T02:05:10.000Z"),
-        _dispatch("schedule-2", "2026-01-01T02:05:10.000Z"),
+        _dispatch(id1, "2026-01-01T02:05:10.000Z"),
+        _dispatch(id2, "2026-01-01T02:05:10.000Z"),
     ], readme(
         "SCH-043, SCH-050",
         "a forward jump batch uses the wall clock of the wake: dispatches(agent.events()) == "
-        "[_dispatch('schedule-1', '2026-01-01T02:05:10.000Z'), _dispatch('schedule-2', "
+        "[_dispatch(id1, '2026-01-01T02:05:10.000Z'), _dispatch(id2, "
         "'2026-01-...",
         dispatches(agent.events()),
     )
     assert reminder_texts(agent.events()) == [batch_framing(
-        '[{"schedule_id":"schedule-1","occurrence_at":"2026-01-01T02:05:00.000Z",'
-        '"reminder_prompt":"Five"},{"schedule_id":"schedule-2",'
+        f'[{{"schedule_id":{json.dumps(id1)},"occurrence_at":"2026-01-01T02:05:00.000Z",'
+        f'"reminder_prompt":"Five"}},{{"schedule_id":{json.dumps(id2)},'
         '"occurrence_at":"2026-01-01T02:00:00.000Z","reminder_prompt":"Hourly"}]'
     )], readme(
         "SCH-043, SCH-050",
         "a forward jump batch uses the wall clock of the wake: reminder_texts(agent.events()) == "
-        "[batch_framing('[{\"schedule_id\":\"schedule-1\",\"occurrence_at\":\"2026-01-01T02:05:00.0...",
+        "[batch_framing('[{\"schedule_id\":id1,\"occurrence_at\":\"2026-01-01T02:05:00.0...",
         reminder_texts(agent.events()),
     )
 
@@ -419,20 +426,20 @@ def test_overdue_every_records_form_one_batch_in_target_then_creation_order(dsh_
 
 @pytest.mark.spec("SCH-050", "SCH-051")
 def test_every_records_fire_on_their_own_anchors_without_a_shared_gate(host, agent):
-    agent.call_tool("schedule_create", {"prompt": "A", "every_seconds": 300})
-    agent.call_tool("schedule_create", {"prompt": "B", "every_seconds": 600})
+    id1 = _create(agent, {"prompt": "A", "every_seconds": 300})
+    id2 = _create(agent, {"prompt": "B", "every_seconds": 600})
     for _ in range(3):
         host.advance(300)
     assert dispatches(agent.events()) == [
-        _dispatch("schedule-1", "2026-01-01T00:05:00.000Z"),
-        _dispatch("schedule-1", "2026-01-01T00:10:00.000Z"),
-        _dispatch("schedule-2", "2026-01-01T00:10:00.000Z"),
-        _dispatch("schedule-1", "2026-01-01T00:15:00.000Z"),
+        _dispatch(id1, "2026-01-01T00:05:00.000Z"),
+        _dispatch(id1, "2026-01-01T00:10:00.000Z"),
+        _dispatch(id2, "2026-01-01T00:10:00.000Z"),
+        _dispatch(id1, "2026-01-01T00:15:00.000Z"),
     ], readme(
         "SCH-050, SCH-051",
         "every records fire on their own anchors without a shared gate: "
-        "dispatches(agent.events()) == [_dispatch('schedule-1', '2026-01-01T00:05:00.000Z'), "
-        "_dispatch('schedule-1', '2026-01-...",
+        "dispatches(agent.events()) == [_dispatch(id1, '2026-01-01T00:05:00.000Z'), "
+        "_dispatch(id1, '2026-01-...",
         dispatches(agent.events()),
     )
     assert _message_times(agent.events()) == [
@@ -443,34 +450,34 @@ def test_every_records_fire_on_their_own_anchors_without_a_shared_gate(host, age
         "900000]",
         _message_times(agent.events()),
     )
-    assert '"schedule_id":"schedule-2"' in reminder_texts(agent.events())[1], readme(
+    assert f'"schedule_id":{json.dumps(id2)}' in reminder_texts(agent.events())[1], readme(
         "SCH-050, SCH-051",
         "every records fire on their own anchors without a shared gate: "
-        "'\"schedule_id\":\"schedule-2\"' in reminder_texts(agent.events())[1]",
+        "'\"schedule_id\":id2' in reminder_texts(agent.events())[1]",
         reminder_texts(agent.events())[1],
     )
 
 
 @pytest.mark.spec("SCH-051", "SCH-088")
 def test_missed_intervals_are_never_replayed(host, agent):
-    agent.call_tool("schedule_create", {"prompt": "Tick", "every_seconds": 300})
+    id1 = _create(agent, {"prompt": "Tick", "every_seconds": 300})
     host.crash()
     host.advance(10 * 3600 + 42)
     resumed = host.resume(agent.session_id)
     assert (
-        dispatches(resumed.events()) == [_dispatch("schedule-1", "2026-01-01T10:00:42.000Z")]
+        dispatches(resumed.events()) == [_dispatch(id1, "2026-01-01T10:00:42.000Z")]
     ), readme(
         "SCH-051, SCH-088",
         "missed intervals are never replayed: dispatches(resumed.events()) == "
-        "[_dispatch('schedule-1', '2026-01-01T10:00:42.000Z')]",
+        "[_dispatch(id1, '2026-01-01T10:00:42.000Z')]",
         dispatches(resumed.events()),
     )
     assert reminder_texts(resumed.events()) == [batch_framing(
-        '[{"schedule_id":"schedule-1","occurrence_at":"2026-01-01T10:00:00.000Z",'
+        f'[{{"schedule_id":{json.dumps(id1)},"occurrence_at":"2026-01-01T10:00:00.000Z",'
         '"reminder_prompt":"Tick"}]')], readme(
         "SCH-051, SCH-088",
         "missed intervals are never replayed: reminder_texts(resumed.events()) == "
-        "[batch_framing('[{\"schedule_id\":\"schedule-1\",\"occurrence_at\":\"2026-01-01T10:00:00...",
+        "[batch_framing('[{\"schedule_id\":id1,\"occurrence_at\":\"2026-01-01T10:00:00...",
         reminder_texts(resumed.events()),
     )
     host.advance(258)
@@ -511,7 +518,7 @@ def test_a_due_reminder_is_checkpointed_before_and_after_its_dispatch(host, agen
 @pytest.mark.spec("SCH-046")
 @pytest.mark.parametrize("outcome", ["falsy", "rejected", "detached"])
 def test_a_failed_due_checkpoint_dispatches_nothing(host, agent, outcome):
-    agent.call_tool("schedule_create", {"prompt": "x", "after_seconds": 60})
+    id1 = _create(agent, {"prompt": "x", "after_seconds": 60})
     host.faults.fail_flushes(outcome)
     host.advance(60)
     assert dispatches(agent.events()) == [], readme(
@@ -525,16 +532,16 @@ def test_a_failed_due_checkpoint_dispatches_nothing(host, agent, outcome):
         reminder_texts(agent.events()),
     )
     (view,) = agent.call_tool("schedule_list", {}).value
-    assert view["id"] == "schedule-1", readme(
+    assert view["id"] == id1, readme(
         "SCH-046",
-        "a failed due checkpoint dispatches nothing: view['id'] == 'schedule-1'",
+        "a failed due checkpoint dispatches nothing: view['id'] == id1",
         view['id'],
     )
 
 
 @pytest.mark.spec("SCH-047", "SCH-053")
 def test_a_due_reminder_waits_for_a_running_turn_then_opens_a_later_turn(host, agent):
-    agent.call_tool("schedule_create", {"prompt": "Ping", "after_seconds": 60})
+    id1 = _create(agent, {"prompt": "Ping", "after_seconds": 60})
     agent.script(reply_text("long answer", thinking_s=600))
     agent.prompt("work")
     host.advance(120)
@@ -577,10 +584,10 @@ def test_a_due_reminder_waits_for_a_running_turn_then_opens_a_later_turn(host, a
         "_dispatch_events(events)[0]['time'] == first_end['time'] == START_MS + 600000",
     )
     assert reminder_texts(events) == [
-        one_shot_framing('"schedule-1"', "2026-01-01T00:01:00.000Z", '"Ping"')], readme(
+        one_shot_framing(json.dumps(id1), "2026-01-01T00:01:00.000Z", '"Ping"')], readme(
         "SCH-047, SCH-053",
         "a due reminder waits for a running turn then opens a later turn: reminder_texts(events) "
-        "== [one_shot_framing('\"schedule-1\"', '2026-01-01T00:01:00.000Z', '\"Ping\"')]",
+        "== [one_shot_framing(json.dumps(id1), '2026-01-01T00:01:00.000Z', '\"Ping\"')]",
         reminder_texts(events),
     )
 
@@ -629,7 +636,7 @@ def test_a_batch_samples_one_decision_time(host, agent):
 
 @pytest.mark.spec("SCH-053", "SCH-054")
 def test_the_follow_up_turn_is_an_ordinary_transcript_turn(host, agent):
-    agent.call_tool("schedule_create", {"prompt": "Stand up", "after_seconds": 60})
+    id1 = _create(agent, {"prompt": "Stand up", "after_seconds": 60})
     agent.script(reply_text("Time to stand up!"))
     host.advance(60)
     events = agent.events()
@@ -664,12 +671,12 @@ def test_the_follow_up_turn_is_an_ordinary_transcript_turn(host, agent):
     )
     assert user_message_fields(message["data"]) == {
         "content": [{"type": "text", "text": one_shot_framing(
-            '"schedule-1"', "2026-01-01T00:01:00.000Z", '"Stand up"')}],
+            json.dumps(id1), "2026-01-01T00:01:00.000Z", '"Stand up"')}],
         "source": {"kind": "plugin", "plugin": "schedule"},
     }, readme(
         "SCH-053, SCH-054",
         "the follow up turn is an ordinary transcript turn: user_message_fields(message['data']) "
-        "== {'content': [{'type': 'text', 'text': one_shot_framing('\"schedule-1\"', '2026-...",
+        "== {'content': [{'type': 'text', 'text': one_shot_framing(json.dumps(id1), '2026-...",
         user_message_fields(message['data']),
     )
     # Besides its schedule/change records and the reminder, the plugin writes nothing.
@@ -730,14 +737,14 @@ def test_a_reminder_never_steers_the_running_turn(host, agent):
 
 @pytest.mark.spec("SCH-055")
 def test_dispatch_does_not_depend_on_the_follow_up_turn_succeeding(host, agent):
-    agent.call_tool("schedule_create", {"prompt": "x", "after_seconds": 60})
+    id1 = _create(agent, {"prompt": "x", "after_seconds": 60})
     host.add_pre_step_probe("raise")
     host.advance(60)
     events = agent.events()
-    assert dispatches(events) == [_dispatch("schedule-1")], readme(
+    assert dispatches(events) == [_dispatch(id1)], readme(
         "SCH-055",
         "dispatch does not depend on the follow up turn succeeding: dispatches(events) == "
-        "[_dispatch('schedule-1')]",
+        "[_dispatch(id1)]",
         dispatches(events),
     )
     ends = [e for e in events if e["type"] == "turn/end"]
@@ -754,10 +761,10 @@ def test_dispatch_does_not_depend_on_the_follow_up_turn_succeeding(host, agent):
     host.advance(3600)
     # No retry: the failed follow-up is neither dispatched nor delivered again.
     events = agent.events()
-    assert dispatches(events) == [_dispatch("schedule-1")], readme(
+    assert dispatches(events) == [_dispatch(id1)], readme(
         "SCH-055",
         "dispatch does not depend on the follow up turn succeeding: dispatches(events) == "
-        "[_dispatch('schedule-1')]",
+        "[_dispatch(id1)]",
         dispatches(events),
     )
     assert len(reminder_messages(events)) <= 1, readme(
@@ -773,7 +780,7 @@ def test_dispatch_does_not_depend_on_the_follow_up_turn_succeeding(host, agent):
 
 @pytest.mark.spec("SCH-056")
 def test_a_failed_follow_up_writes_no_dispatch(host, agent):
-    agent.call_tool("schedule_create", {"prompt": "x", "after_seconds": 60})
+    id1 = _create(agent, {"prompt": "x", "after_seconds": 60})
     host.faults.fail_followups()
     host.advance(60)
     assert dispatches(agent.events()) == [], readme(
@@ -787,9 +794,9 @@ def test_a_failed_follow_up_writes_no_dispatch(host, agent):
         reminder_messages(agent.events()),
     )
     (view,) = agent.call_tool("schedule_list", {}).value
-    assert (view["id"], view["state"]) == ("schedule-1", "overdue"), readme(
+    assert (view["id"], view["state"]) == (id1, "overdue"), readme(
         "SCH-056",
-        "a failed follow up writes no dispatch: (view['id'], view['state']) == ('schedule-1', "
+        "a failed follow up writes no dispatch: (view['id'], view['state']) == (id1, "
         "'overdue')",
         (view['id'], view['state']),
     )
@@ -797,8 +804,8 @@ def test_a_failed_follow_up_writes_no_dispatch(host, agent):
 
 @pytest.mark.spec("SCH-057")
 def test_a_failed_dispatch_append_faults_the_owner_but_tools_still_work(host, agent):
-    agent.call_tool("schedule_create", {"prompt": "A", "after_seconds": 60})
-    agent.call_tool("schedule_create", {"prompt": "B", "after_seconds": 120})
+    id1 = _create(agent, {"prompt": "A", "after_seconds": 60})
+    id2 = _create(agent, {"prompt": "B", "after_seconds": 120})
     host.faults.fail_appends(event_type="schedule/change")
     host.advance(60)
     assert dispatches(agent.events()) == [], readme(
@@ -809,23 +816,23 @@ def test_a_failed_dispatch_append_faults_the_owner_but_tools_still_work(host, ag
     )
     host.advance(3600)
     assert [v["id"] for v in agent.call_tool("schedule_list", {}).value] == [
-        "schedule-1", "schedule-2"], readme(
+        id1, id2], readme(
         "SCH-057",
         "a failed dispatch append faults the owner but tools still work: [v['id'] for v in "
-        "agent.call_tool('schedule_list', {}).value] == ['schedule-1', 'schedule-2']",
+        "agent.call_tool('schedule_list', {}).value] == [id1, id2]",
     )
     created = agent.call_tool("schedule_create", {"prompt": "C", "after_seconds": 60}).value
-    assert created["id"] == "schedule-3", readme(
+    assert created.get("id") not in (None, id1, id2), readme(
         "SCH-057",
-        "a failed dispatch append faults the owner but tools still work: created['id'] == "
-        "'schedule-3'",
+        "a failed dispatch append faults the owner but tools still work: created['id'] a "
+        "fresh id, neither id1 nor id2",
         created['id'],
     )
-    assert agent.call_tool("schedule_delete", {"id": "schedule-2"}).value == {
-        "id": "schedule-2", "deleted": True}, readme(
+    assert agent.call_tool("schedule_delete", {"id": id2}).value == {
+        "id": id2, "deleted": True}, readme(
         "SCH-057",
         "a failed dispatch append faults the owner but tools still work: "
-        "agent.call_tool('schedule_delete', {'id': 'schedule-2'}).value == {'id': 'schedule-2', "
+        "agent.call_tool('schedule_delete', {'id': id2}).value == {'id': id2, "
         "'deleted': True}",
     )
     host.advance(3600)
@@ -841,9 +848,9 @@ def test_a_failed_dispatch_append_faults_the_owner_but_tools_still_work(host, ag
         "a failed dispatch append faults the owner but tools still work: len(texts) <= 1",
         len(texts),
     )  # the follow-up may already have been queued
-    assert all('"schedule-1"' in text for text in texts), readme(
+    assert all(json.dumps(id1) in text for text in texts), readme(
         "SCH-057",
-        "a failed dispatch append faults the owner but tools still work: all(('\"schedule-1\"' in "
+        "a failed dispatch append faults the owner but tools still work: all((json.dumps(id1) in "
         "text for text in texts))",
     )
 
@@ -851,13 +858,13 @@ def test_a_failed_dispatch_append_faults_the_owner_but_tools_still_work(host, ag
 @pytest.mark.spec("SCH-057")
 @pytest.mark.parametrize("outcome", ["falsy", "rejected", "detached"])
 def test_a_rejected_dispatch_barrier_is_recovered_by_a_later_preflight(host, agent, outcome):
-    agent.call_tool("schedule_create", {"prompt": "A", "after_seconds": 60})
+    id1 = _create(agent, {"prompt": "A", "after_seconds": 60})
     host.faults.fail_flushes(outcome, first=2, count=1)  # due preflight ok, barrier fails
     host.advance(60)
-    assert dispatches(agent.events()) == [_dispatch("schedule-1")], readme(
+    assert dispatches(agent.events()) == [_dispatch(id1)], readme(
         "SCH-057",
         "a rejected dispatch barrier is recovered by a later preflight: "
-        "dispatches(agent.events()) == [_dispatch('schedule-1')]",
+        "dispatches(agent.events()) == [_dispatch(id1)]",
         dispatches(agent.events()),
     )
     assert any(r.outcome == outcome for r in flushes_of(host, agent.session_id)), readme(
@@ -870,10 +877,10 @@ def test_a_rejected_dispatch_barrier_is_recovered_by_a_later_preflight(host, age
         "a rejected dispatch barrier is recovered by a later preflight: "
         "agent.call_tool('schedule_list', {}).value == []",
     )
-    assert dispatches(host.durable_events(agent.session_id)) == [_dispatch("schedule-1")], readme(
+    assert dispatches(host.durable_events(agent.session_id)) == [_dispatch(id1)], readme(
         "SCH-057",
         "a rejected dispatch barrier is recovered by a later preflight: "
-        "dispatches(host.durable_events(agent.session_id)) == [_dispatch('schedule-1')]",
+        "dispatches(host.durable_events(agent.session_id)) == [_dispatch(id1)]",
         dispatches(host.durable_events(agent.session_id)),
     )
     host.crash()
@@ -885,10 +892,10 @@ def test_a_rejected_dispatch_barrier_is_recovered_by_a_later_preflight(host, age
         "len(reminder_messages(resumed.events())) <= 1",
         len(reminder_messages(resumed.events())),
     )
-    assert dispatches(resumed.events()) == [_dispatch("schedule-1")], readme(
+    assert dispatches(resumed.events()) == [_dispatch(id1)], readme(
         "SCH-057",
         "a rejected dispatch barrier is recovered by a later preflight: "
-        "dispatches(resumed.events()) == [_dispatch('schedule-1')]",
+        "dispatches(resumed.events()) == [_dispatch(id1)]",
         dispatches(resumed.events()),
     )
 
@@ -898,8 +905,8 @@ def test_a_rejected_dispatch_barrier_is_recovered_by_a_later_preflight(host, age
 
 @pytest.mark.spec("SCH-058")
 def test_agent_disposal_cancels_timers_without_deleting_records(host, agent):
-    agent.call_tool("schedule_create", {"prompt": "A", "after_seconds": 60})
-    agent.call_tool("schedule_create", {"prompt": "B", "every_seconds": 300})
+    id1 = _create(agent, {"prompt": "A", "after_seconds": 60})
+    id2 = _create(agent, {"prompt": "B", "every_seconds": 300})
     durable = host.durable_events(agent.session_id)
     agent.dispose()
     host.advance(600)
@@ -915,10 +922,10 @@ def test_agent_disposal_cancels_timers_without_deleting_records(host, agent):
         dispatches(agent.events()),
     )
     resumed = host.resume(agent.session_id)
-    assert [d["id"] for d in dispatches(resumed.events())] == ["schedule-1", "schedule-2"], readme(
+    assert [d["id"] for d in dispatches(resumed.events())] == [id1, id2], readme(
         "SCH-058",
         "agent disposal cancels timers without deleting records: [d['id'] for d in "
-        "dispatches(resumed.events())] == ['schedule-1', 'schedule-2']",
+        "dispatches(resumed.events())] == [id1, id2]",
         [d['id'] for d in dispatches(resumed.events())],
     )
 
@@ -986,28 +993,28 @@ def test_disposal_waits_for_an_in_flight_preflight_and_then_writes_nothing(host,
 
 @pytest.mark.spec("SCH-044", "SCH-084")
 def test_resume_dispatches_overdue_one_shots_then_the_every_batch(host, agent):
-    agent.call_tool("schedule_create", {"prompt": "One", "after_seconds": 60})
-    agent.call_tool("schedule_create", {"prompt": "Every", "every_seconds": 300})
+    id1 = _create(agent, {"prompt": "One", "after_seconds": 60})
+    id2 = _create(agent, {"prompt": "Every", "every_seconds": 300})
     host.crash()
     host.advance(3610)
     resumed = host.resume(agent.session_id)
     events = resumed.events()
     assert reminder_texts(events) == [
-        one_shot_framing('"schedule-1"', "2026-01-01T00:01:00.000Z", '"One"'),
-        batch_framing('[{"schedule_id":"schedule-2","occurrence_at":"2026-01-01T01:00:00.000Z",'
+        one_shot_framing(json.dumps(id1), "2026-01-01T00:01:00.000Z", '"One"'),
+        batch_framing(f'[{{"schedule_id":{json.dumps(id2)},"occurrence_at":"2026-01-01T01:00:00.000Z",'
                       '"reminder_prompt":"Every"}]'),
     ], readme(
         "SCH-044, SCH-084",
         "resume dispatches overdue one shots then the every batch: reminder_texts(events) == "
-        "[one_shot_framing('\"schedule-1\"', '2026-01-01T00:01:00.000Z', '\"One\"'), "
+        "[one_shot_framing(json.dumps(id1), '2026-01-01T00:01:00.000Z', '\"One\"'), "
         "batch_framing('[{\"s...",
         reminder_texts(events),
     )
     assert dispatches(events) == [
-        _dispatch("schedule-1"), _dispatch("schedule-2", "2026-01-01T01:00:10.000Z")], readme(
+        _dispatch(id1), _dispatch(id2, "2026-01-01T01:00:10.000Z")], readme(
         "SCH-044, SCH-084",
         "resume dispatches overdue one shots then the every batch: dispatches(events) == "
-        "[_dispatch('schedule-1'), _dispatch('schedule-2', '2026-01-01T01:00:10.000Z')]",
+        "[_dispatch(id1), _dispatch(id2, '2026-01-01T01:00:10.000Z')]",
         dispatches(events),
     )
     turns = [turn_number_of(events, m["seq"]) for m in reminder_messages(events)]

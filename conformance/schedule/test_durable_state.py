@@ -71,9 +71,11 @@ PAYLOADS = pytest.mark.parametrize(
 @pytest.mark.spec("SCH-014", "SCH-015", "SCH-016")
 @PAYLOADS
 def test_create_appends_exactly_the_documented_payload(agent, arguments, record):
-    agent.call_tool("schedule_create", arguments)
+    created = agent.call_tool("schedule_create", arguments).value
     (change,) = changes(agent.events())
-    expected = {"version": 1, "operation": "create", "schedule": record}
+    # The id is the implementation's (its format is pinned detail SCH-ID-FORMAT).
+    expected = {"version": 1, "operation": "create",
+                "schedule": {**record, "id": created["id"]}}
     assert change == expected, readme(
         "SCH-014, SCH-015, SCH-016", f"exactly the version-1 create {expected}", change)
 
@@ -92,10 +94,10 @@ def test_create_payload_keys_are_in_the_official_order(agent, arguments, record)
 
 @pytest.mark.spec("SCH-017")
 def test_delete_carries_only_the_id(agent):
-    agent.call_tool("schedule_create", {"prompt": "x", "after_seconds": 600})
-    agent.call_tool("schedule_delete", {"id": "schedule-1"})
+    created = agent.call_tool("schedule_create", {"prompt": "x", "after_seconds": 600}).value
+    agent.call_tool("schedule_delete", {"id": created["id"]})
     delete = changes(agent.events())[-1]
-    assert delete == {"version": 1, "operation": "delete", "id": "schedule-1"}, readme(
+    assert delete == {"version": 1, "operation": "delete", "id": created["id"]}, readme(
         "SCH-017", "a delete carrying only version, operation and the id", delete)
 
 
@@ -119,10 +121,10 @@ ONE_SHOTS = pytest.mark.parametrize(
 @pytest.mark.spec("SCH-017", "SCH-049")
 @ONE_SHOTS
 def test_one_shot_dispatch_carries_only_the_id(host, agent, arguments):
-    agent.call_tool("schedule_create", arguments)
+    created = agent.call_tool("schedule_create", arguments).value
     host.advance(60)
     dispatch = changes(agent.events())[-1]
-    assert dispatch == {"version": 1, "operation": "dispatch", "id": "schedule-1"}, readme(
+    assert dispatch == {"version": 1, "operation": "dispatch", "id": created["id"]}, readme(
         "SCH-017", "a one-shot dispatch carrying only version, operation and the id", dispatch)
 
 
@@ -149,7 +151,7 @@ def test_every_record_is_anchored_to_its_creation_and_advances_after_dispatch(
         "SCH-016", "the first creation-anchored occurrence 00:05:07", created)
     host.advance(300)
     dispatch = changes(agent.events())[-1]
-    assert dispatch == {"version": 1, "operation": "dispatch", "id": "schedule-1",
+    assert dispatch == {"version": 1, "operation": "dispatch", "id": created["id"],
                         "acceptedAt": "2026-01-01T00:05:07.000Z"}, readme(
         "SCH-018", "an Every dispatch with the id and acceptedAt 00:05:07", dispatch)
     (listed,) = agent.call_tool("schedule_list", {}).value
@@ -425,9 +427,9 @@ def test_a_folded_view_uses_the_canonical_key_order(host, entries, records):
 
 @pytest.mark.spec("SCH-003", "SCH-020")
 def test_state_survives_a_crash_because_the_log_owns_it(host, agent):
-    agent.call_tool("schedule_create", {"prompt": "A", "after_seconds": 600})
+    first = agent.call_tool("schedule_create", {"prompt": "A", "after_seconds": 600}).value
     agent.call_tool("schedule_create", {"prompt": "B", "every_seconds": 900})
-    agent.call_tool("schedule_delete", {"id": "schedule-1"})
+    agent.call_tool("schedule_delete", {"id": first["id"]})
     before = agent.call_tool("schedule_list", {}).value
     host.crash()
     resumed = host.resume(agent.session_id)
@@ -498,14 +500,14 @@ def test_a_fork_allocates_ids_from_schedule_1_again(host, agent):
 
 @pytest.mark.spec("SCH-021")
 def test_fork_suffix_that_touches_a_parent_id_is_corrupt(host, agent):
-    agent.call_tool("schedule_create", {"prompt": "P1", "after_seconds": 600})
+    created = agent.call_tool("schedule_create", {"prompt": "P1", "after_seconds": 600}).value
     child = host.fork(agent)
-    child.append_event("schedule/change", delete_change("schedule-1"))
+    child.append_event("schedule/change", delete_change(created["id"]))
     value = child.call_tool("schedule_list", {}).value
     assert code_of(value) == "corrupt_schedule_log", readme(
         "SCH-021", "a fork suffix deleting a parent id to be corrupt", value)
     parent = agent.call_tool("schedule_list", {}).value
-    assert parent[0]["id"] == "schedule-1", readme("SCH-021", "the parent unaffected", parent)
+    assert parent[0]["id"] == created["id"], readme("SCH-021", "the parent unaffected", parent)
 
 
 @pytest.mark.spec("SCH-021")

@@ -3,6 +3,9 @@ behaviour, and a conforming implementation shows it."""
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 import pytest
 
 from dsh_conformance.expect import readme
@@ -20,6 +23,12 @@ from dsh_conformance.schedule.session_logs import (
 from pytest_dsh import reply_text
 
 pytestmark = [pytest.mark.dsh_requires("schedule")]
+
+
+def _create(agent: Any, arguments: dict[str, Any]) -> str:
+    """Create a reminder and return the id the implementation allocated (its format is
+    pinned detail SCH-ID-FORMAT, so readme-level checks never spell it)."""
+    return str(agent.call_tool("schedule_create", arguments).value["id"])
 
 
 @pytest.mark.spec("SCH-084")
@@ -41,7 +50,7 @@ def test_delivery_is_session_local(host, agent):
 
 @pytest.mark.spec("SCH-084")
 def test_a_cold_session_processes_its_overdue_record_only_after_resume(host, agent):
-    agent.call_tool("schedule_create", {"prompt": "Cold", "after_seconds": 60})
+    id1 = _create(agent, {"prompt": "Cold", "after_seconds": 60})
     agent.dispose()
     host.advance(3600)
     assert dispatches(host.durable_events(agent.session_id)) == [], readme(
@@ -52,11 +61,11 @@ def test_a_cold_session_processes_its_overdue_record_only_after_resume(host, age
     )
     resumed = host.resume(agent.session_id)
     assert dispatches(resumed.events()) == [
-        {"version": 1, "operation": "dispatch", "id": "schedule-1"}], readme(
+        {"version": 1, "operation": "dispatch", "id": id1}], readme(
         "SCH-084",
         "a cold session processes its overdue record only after resume: "
         "dispatches(resumed.events()) == [{'version': 1, 'operation': 'dispatch', 'id': "
-        "'schedule-1'}]",
+        "id1}]",
         dispatches(resumed.events()),
     )
     assert reminder_messages(resumed.events())[0]["time"] == START_MS + 3_600_000, readme(
@@ -69,7 +78,7 @@ def test_a_cold_session_processes_its_overdue_record_only_after_resume(host, age
 
 @pytest.mark.spec("SCH-085")
 def test_a_rejected_due_preflight_waits_for_later_agent_activity(host, agent):
-    agent.call_tool("schedule_create", {"prompt": "Retry", "after_seconds": 60})
+    id1 = _create(agent, {"prompt": "Retry", "after_seconds": 60})
     host.faults.fail_flushes("rejected")
     host.advance(60)
     host.advance(24 * 3600)  # no private retry timer
@@ -88,10 +97,10 @@ def test_a_rejected_due_preflight_waits_for_later_agent_activity(host, agent):
         len(dispatches(agent.events())),
     )
     assert reminder_texts(agent.events()) == [
-        one_shot_framing('"schedule-1"', "2026-01-01T00:01:00.000Z", '"Retry"')], readme(
+        one_shot_framing(json.dumps(id1), "2026-01-01T00:01:00.000Z", '"Retry"')], readme(
         "SCH-085",
         "a rejected due preflight waits for later agent activity: reminder_texts(agent.events()) "
-        "== [one_shot_framing('\"schedule-1\"', '2026-01-01T00:01:00.000Z', '\"Retry\"')]",
+        "== [one_shot_framing(json.dumps(id1), '2026-01-01T00:01:00.000Z', '\"Retry\"')]",
         reminder_texts(agent.events()),
     )
 
@@ -239,7 +248,7 @@ def test_an_overdue_every_record_contributes_only_its_latest_occurrence(dsh_host
 
 @pytest.mark.spec("SCH-089")
 def test_a_crash_before_the_dispatch_checkpoint_can_repeat_the_reminder(host, agent):
-    agent.call_tool("schedule_create", {"prompt": "Twice", "after_seconds": 60})
+    id1 = _create(agent, {"prompt": "Twice", "after_seconds": 60})
     host.faults.fail_flushes("rejected", first=2, count=None)  # the dispatch never gets durable
     host.advance(60)
     assert len(reminder_messages(agent.events())) == 1, readme(
@@ -258,19 +267,19 @@ def test_a_crash_before_the_dispatch_checkpoint_can_repeat_the_reminder(host, ag
     host.faults.clear()
     resumed = host.resume(agent.session_id)
     assert reminder_texts(resumed.events())[-1] == one_shot_framing(
-        '"schedule-1"', "2026-01-01T00:01:00.000Z", '"Twice"'), readme(
+        json.dumps(id1), "2026-01-01T00:01:00.000Z", '"Twice"'), readme(
         "SCH-089",
         "a crash before the dispatch checkpoint can repeat the reminder: "
-        "reminder_texts(resumed.events())[-1] == one_shot_framing('\"schedule-1\"', "
+        "reminder_texts(resumed.events())[-1] == one_shot_framing(json.dumps(id1), "
         "'2026-01-01T00:01:00.000Z', '\"Twice\"')",
         reminder_texts(resumed.events())[-1],
     )
     assert dispatches(resumed.events()) == [
-        {"version": 1, "operation": "dispatch", "id": "schedule-1"}], readme(
+        {"version": 1, "operation": "dispatch", "id": id1}], readme(
         "SCH-089",
         "a crash before the dispatch checkpoint can repeat the reminder: "
         "dispatches(resumed.events()) == [{'version': 1, 'operation': 'dispatch', 'id': "
-        "'schedule-1'}]",
+        "id1}]",
         dispatches(resumed.events()),
     )
 

@@ -436,8 +436,8 @@ def test_model_issued_calls_in_one_step_run_in_order(host, agent):
     agent.script(
         reply_tools(
             ("schedule_create", {"prompt": "a", "after_seconds": 600}),
+            ("schedule_list", {}),
             ("schedule_create", {"prompt": "b", "after_seconds": 600}),
-            ("schedule_delete", {"id": "schedule-1"}),
             ("schedule_list", {}),
         ),
         reply_text("done"),
@@ -445,9 +445,10 @@ def test_model_issued_calls_in_one_step_run_in_order(host, agent):
     agent.prompt("set two reminders")
     results = [json.loads(tool_result(e["data"])[0][0]["text"]) for e in agent.events()
                if e["type"] == "tool/result"]
-    assert results[2] == {"id": "schedule-1", "deleted": True}, readme(
-        "SCH-033, SCH-036", "the delete (third call) to see the first create", results)
-    assert [view["id"] for view in results[3]] == ["schedule-2"], readme(
+    # Ids are the implementation's; the prompts tell which create each record came from.
+    assert [view["prompt"] for view in results[1]] == ["a"], readme(
+        "SCH-033, SCH-035", "the first list (second call) to see the first create only", results)
+    assert [view["prompt"] for view in results[3]] == ["a", "b"], readme(
         "SCH-033, SCH-035", "the list (fourth call) to see the earlier calls' effects", results)
 
 
@@ -456,35 +457,37 @@ def test_model_issued_calls_in_one_step_run_in_order(host, agent):
 
 @pytest.mark.spec("SCH-035")
 def test_list_returns_active_records_in_creation_order(agent):
-    agent.call_tool("schedule_create", {"prompt": "late", "after_seconds": 900})
-    agent.call_tool("schedule_create", {"prompt": "early", "at": "2026-01-01T00:01:00Z"})
-    agent.call_tool("schedule_create", {"prompt": "gone", "after_seconds": 60})
-    agent.call_tool("schedule_create", {"prompt": "tick", "every_seconds": 300})
-    agent.call_tool("schedule_delete", {"id": "schedule-3"})
+    ids = [agent.call_tool("schedule_create", arguments).value["id"] for arguments in (
+        {"prompt": "late", "after_seconds": 900},
+        {"prompt": "early", "at": "2026-01-01T00:01:00Z"},
+        {"prompt": "gone", "after_seconds": 60},
+        {"prompt": "tick", "every_seconds": 300})]
+    agent.call_tool("schedule_delete", {"id": ids[2]})
     listed = agent.call_tool("schedule_list", {}).value
     assert listed == [
-        {"id": "schedule-1", "kind": "after", "prompt": "late", "afterSeconds": 900,
+        {"id": ids[0], "kind": "after", "prompt": "late", "afterSeconds": 900,
          "scheduledAt": "2026-01-01T00:15:00.000Z", "state": "scheduled",
          "deliveryMode": "session-local"},
-        {"id": "schedule-2", "kind": "at", "prompt": "early",
+        {"id": ids[1], "kind": "at", "prompt": "early",
          "scheduledAt": "2026-01-01T00:01:00.000Z", "state": "scheduled",
          "deliveryMode": "session-local"},
-        {"id": "schedule-4", "kind": "every", "prompt": "tick", "everySeconds": 300,
+        {"id": ids[3], "kind": "every", "prompt": "tick", "everySeconds": 300,
          "scheduledAt": "2026-01-01T00:05:00.000Z", "state": "scheduled",
          "deliveryMode": "session-local"},
-    ], readme("SCH-035", "the active records (1, 2, 4; 3 deleted) in creation order, not "
+    ], readme("SCH-035", "the active records (first, second, fourth; third deleted) in "
+              "creation order, not "
               "target order", listed)
 
 
 @pytest.mark.spec("SCH-035", "SCH-047")
 def test_list_marks_a_due_record_that_waits_for_the_agent_as_overdue(host, agent):
-    agent.call_tool("schedule_create", {"prompt": "Ping", "after_seconds": 60})
-    agent.call_tool("schedule_create", {"prompt": "Later", "after_seconds": 6000})
+    ping = agent.call_tool("schedule_create", {"prompt": "Ping", "after_seconds": 60})
+    later = agent.call_tool("schedule_create", {"prompt": "Later", "after_seconds": 6000})
     agent.script(reply_text("long answer", thinking_s=600))
     agent.prompt("work")
     host.advance(120)
     states = [(v["id"], v["state"]) for v in agent.call_tool("schedule_list", {}).value]
-    assert states == [("schedule-1", "overdue"), ("schedule-2", "scheduled")], readme(
+    assert states == [(ping.value["id"], "overdue"), (later.value["id"], "scheduled")], readme(
         "SCH-035, SCH-047", "a due record waiting for the busy agent listed as overdue",
         states)
 
@@ -494,14 +497,15 @@ def test_list_marks_a_due_record_that_waits_for_the_agent_as_overdue(host, agent
 
 @pytest.mark.spec("SCH-036")
 def test_delete_of_an_active_record_appends_one_delete(agent):
-    agent.call_tool("schedule_create", {"prompt": "x", "after_seconds": 600})
-    result = agent.call_tool("schedule_delete", {"id": "schedule-1"})
-    assert result.value == {"id": "schedule-1", "deleted": True}, readme(
+    creation = agent.call_tool("schedule_create", {"prompt": "x", "after_seconds": 600})
+    created = creation.value["id"]
+    result = agent.call_tool("schedule_delete", {"id": created})
+    assert result.value == {"id": created, "deleted": True}, readme(
         "SCH-036", "{id, deleted: true} for an active id", result.value)
     assert json.loads(result.text) == result.value, readme(
         "SCH-041", "the rendered content to be JSON of the value", result.text)
     last = changes(agent.events())[-1]
-    assert last == {"version": 1, "operation": "delete", "id": "schedule-1"}, readme(
+    assert last == {"version": 1, "operation": "delete", "id": created}, readme(
         "SCH-017, SCH-036", "one delete change carrying only the id", last)
     listed = agent.call_tool("schedule_list", {}).value
     assert listed == [], readme("SCH-036", "the deleted record gone from the list", listed)
@@ -585,9 +589,9 @@ def test_a_create_kept_after_a_barrier_failure_becomes_durable_at_the_next_prefl
 
 @pytest.mark.spec("SCH-037", "SCH-038")
 def test_a_delete_kept_after_a_barrier_failure_is_honoured(host, agent):
-    agent.call_tool("schedule_create", {"prompt": "Drop", "after_seconds": 600})
+    created = agent.call_tool("schedule_create", {"prompt": "Drop", "after_seconds": 600})
     host.faults.fail_flushes("falsy", first=2, count=1)
-    value = agent.call_tool("schedule_delete", {"id": "schedule-1"}).value
+    value = agent.call_tool("schedule_delete", {"id": created.value["id"]}).value
     assert code_of(value) == "persistence_uncertain", readme(
         "SCH-010, SCH-011", "persistence_uncertain when the delete's barrier fails", value)
     listed = agent.call_tool("schedule_list", {}).value
@@ -601,7 +605,7 @@ def test_a_delete_kept_after_a_barrier_failure_is_honoured(host, agent):
 
 @pytest.mark.spec("SCH-037", "SCH-085")
 def test_a_successful_management_preflight_makes_the_owner_recompute(host, agent):
-    agent.call_tool("schedule_create", {"prompt": "Stranded", "after_seconds": 60})
+    created = agent.call_tool("schedule_create", {"prompt": "Stranded", "after_seconds": 60})
     host.faults.fail_flushes("falsy")  # the owner's due preflight
     host.advance(60)
     assert dispatches(agent.events()) == [], readme(
@@ -611,7 +615,7 @@ def test_a_successful_management_preflight_makes_the_owner_recompute(host, agent
         "SCH-038, SCH-085", "no private retry timer", dispatches(agent.events()))
     agent.call_tool("schedule_list", {})
     assert dispatches(agent.events()) == [
-        {"version": 1, "operation": "dispatch", "id": "schedule-1"}], readme(
+        {"version": 1, "operation": "dispatch", "id": created.value["id"]}], readme(
         "SCH-037, SCH-085", "a successful list preflight to make the owner recompute and "
         "dispatch", dispatches(agent.events()))
 
@@ -648,9 +652,9 @@ def test_a_rejected_create_append_is_an_internal_error_without_backend_details(h
 
 @pytest.mark.spec("SCH-039", "SCH-040")
 def test_a_rejected_delete_append_is_an_internal_error(host, agent):
-    agent.call_tool("schedule_create", {"prompt": "x", "after_seconds": 600})
+    created = agent.call_tool("schedule_create", {"prompt": "x", "after_seconds": 600})
     host.faults.fail_appends(event_type="schedule/change")
-    value = agent.call_tool("schedule_delete", {"id": "schedule-1"}).value
+    value = agent.call_tool("schedule_delete", {"id": created.value["id"]}).value
     assert code_of(value) == "internal_error", readme(
         "SCH-039", "internal_error when the delete append is rejected", value)
     listed = agent.call_tool("schedule_list", {}).value

@@ -64,8 +64,8 @@ def test_the_tools_work_again_once_reads_succeed(host, agent, read):
     agent.call_tool("schedule_list", {})
     host.faults.clear()
     value = agent.call_tool("schedule_create", {"prompt": "Later", "after_seconds": 60}).value
-    assert value["id"] == "schedule-1", readme(
+    assert value.get("state") == "scheduled" and isinstance(value.get("id"), str), readme(
         "SCH-039", f"a create to succeed once {read} reads work again", value)
     listed = [r["id"] for r in agent.call_tool("schedule_list", {}).value]
-    assert listed == ["schedule-1"], readme(
+    assert listed == [value["id"]], readme(
         "SCH-035", "the new record to be listed once reads work again", listed)

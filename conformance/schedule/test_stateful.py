@@ -74,6 +74,7 @@ class ScheduleMachine(RuleBasedStateMachine):
         self.active: dict[str, ModelRecord] = {}
         self.finished: list[str] = []
         self.created = 0
+        self.used_ids: set[str] = set()
         self.base = 0  # framings are checked for dispatches from this log index on
         self.expected_texts: list[str] = []
 
@@ -145,9 +146,16 @@ class ScheduleMachine(RuleBasedStateMachine):
         )
         self.active[record.id] = record
 
-    def _next_id(self) -> str:
+    def _fresh_id(self, value: dict[str, Any]) -> str:
+        # Ids are the implementation's: the README promises them never reused, not their
+        # schedule-N format (pinned detail SCH-ID-FORMAT).
         self.created += 1
-        return f"schedule-{self.created}"
+        schedule_id = value.get("id")
+        assert isinstance(schedule_id, str) and schedule_id not in self.used_ids, readme(
+            "SCH-015, SCH-034 (the model)", "a create to answer an id never used before in "
+            "the session", value)
+        self.used_ids.add(schedule_id)
+        return schedule_id
 
     # -- rules ------------------------------------------------------------------------
 
@@ -155,7 +163,7 @@ class ScheduleMachine(RuleBasedStateMachine):
     def create_after(self, prompt: str, seconds: int) -> None:
         arguments = {"prompt": prompt, "after_seconds": seconds}
         value = self.agent.call_tool("schedule_create", arguments)
-        record = ModelRecord(self._next_id(), "after", js_trim(prompt),
+        record = ModelRecord(self._fresh_id(value.value), "after", js_trim(prompt),
                              self.now + seconds * 1000, after_seconds=seconds)
         self._expect_created(value.value, record)
 
@@ -163,7 +171,7 @@ class ScheduleMachine(RuleBasedStateMachine):
     def create_every(self, prompt: str, seconds: int) -> None:
         arguments = {"prompt": prompt, "every_seconds": seconds}
         value = self.agent.call_tool("schedule_create", arguments)
-        record = ModelRecord(self._next_id(), "every", js_trim(prompt),
+        record = ModelRecord(self._fresh_id(value.value), "every", js_trim(prompt),
                              self.now + seconds * 1000, interval_ms=seconds * 1000)
         self._expect_created(value.value, record)
 
@@ -174,7 +182,7 @@ class ScheduleMachine(RuleBasedStateMachine):
         value = self.agent.call_tool("schedule_create", {"prompt": prompt, "at": case.at})
         target = value.value.get("scheduledAt")
         assert target == case.scheduled_at, value.value
-        record = ModelRecord(self._next_id(), "at", js_trim(prompt), _parse(target))
+        record = ModelRecord(self._fresh_id(value.value), "at", js_trim(prompt), _parse(target))
         self._expect_created(value.value, record)
 
     @rule(data=st.data())
@@ -213,9 +221,10 @@ class ScheduleMachine(RuleBasedStateMachine):
             [call.done for call in calls])
         self.host.faults.release_hung_flush()
         for prompt, call in zip((first, second), calls, strict=True):
-            record = ModelRecord(self._next_id(), "after", js_trim(prompt),
+            created = call.result().value
+            record = ModelRecord(self._fresh_id(created), "after", js_trim(prompt),
                                  self.now + seconds * 1000, after_seconds=seconds)
-            self._expect_created(call.result().value, record)
+            self._expect_created(created, record)
 
     @rule(prompt=prompts(max_size=8), during_preflight=st.booleans())
     def aborted_create(self, prompt: str, during_preflight: bool) -> None:
@@ -245,8 +254,10 @@ class ScheduleMachine(RuleBasedStateMachine):
             "SCH-013, SCH-034", f"a create whose flush is {outcome} to answer "
             "persistence_uncertain", value.value)
         if at_barrier:  # the create is in the log: the record is active
-            record = ModelRecord(self._next_id(), "after", js_trim(prompt),
-                                 self.now + 600_000, after_seconds=600)
+            logged = [e["data"]["schedule"]["id"] for e in self.agent.events()
+                      if e["type"] == "schedule/change" and e["data"].get("operation") == "create"]
+            record = ModelRecord(self._fresh_id({"id": logged[-1] if logged else None}), "after",
+                                 js_trim(prompt), self.now + 600_000, after_seconds=600)
             assert value.value.get("id") == record.id, readme(
                 "SCH-034", "an uncertain create already in the log to name its id", value.value)
             self.active[record.id] = record

@@ -66,13 +66,18 @@ def test_a_racing_call_waits_for_the_whole_earlier_transaction(host, agent):
         operations(agent))
     host.faults.release_hung_flush()
     ids = (first.result().value["id"], second.result().value["id"])
-    assert ids == ("schedule-1", "schedule-2"), readme(
-        "SCH-033", "the racing creates to get ids in call order once released", ids)
+    logged = tuple(c["schedule"]["id"] for c in changes(agent))
+    assert ids == logged and len(set(ids)) == 2, readme(
+        "SCH-033", "the racing creates to get distinct ids in call order (those of the log's "
+        f"creates {logged}) once released", ids)
     prompts = [c["schedule"]["prompt"] for c in changes(agent)]
     assert prompts == ["A", "B"], readme(
         "SCH-033", "the creates to be appended in call order", prompts)
 
 
+# The racing delete must name the id before the create answers: only the pinned format
+# lets a caller know it in advance.
+@pytest.mark.compat("SCH-ID-FORMAT")
 @pytest.mark.spec("SCH-033", "SCH-036")
 def test_a_delete_racing_a_create_sees_the_create(host, agent):
     host.faults.fail_flushes("hang")
@@ -80,13 +85,13 @@ def test_a_delete_racing_a_create_sees_the_create(host, agent):
     delete = agent.start_tool("schedule_delete", {"id": "schedule-1"})
     host.faults.release_hung_flush()
     created = create.result().value
-    assert created["id"] == "schedule-1", readme(
-        "SCH-033", "the earlier create to complete first and create schedule-1", created)
+    assert created["id"] == "schedule-1", pinned(
+        "SCH-ID-FORMAT", "the earlier create to complete first and create schedule-1", created)
     deleted = delete.result().value
-    assert deleted == {"id": "schedule-1", "deleted": True}, readme(
-        "SCH-033, SCH-036", "the racing delete to see the earlier create and delete it", deleted)
-    assert operations(agent) == ["create", "delete"], readme(
-        "SCH-033", "the create to be appended before the delete", operations(agent))
+    assert deleted == {"id": "schedule-1", "deleted": True}, pinned(
+        "SCH-ID-FORMAT", "the racing delete to see the earlier create and delete it", deleted)
+    assert operations(agent) == ["create", "delete"], pinned(
+        "SCH-ID-FORMAT", "the create to be appended before the delete", operations(agent))
 
 
 @pytest.mark.spec("SCH-033")
@@ -123,7 +128,8 @@ def test_a_create_held_on_its_barrier_completes_once_the_flush_is_released(host,
         call.result()
     host.faults.release_hung_flush()
     value = call.result().value
-    assert (value["id"], value["state"]) == ("schedule-1", "scheduled"), readme(
+    logged = [c["schedule"]["id"] for c in changes(agent)]
+    assert [(value.get("id"), value.get("state"))] == [(i, "scheduled") for i in logged], readme(
         "SCH-013, SCH-034", "the released create to confirm the scheduled record", value)
     assert operations(agent) == ["create"], readme(
         "SCH-034", "exactly one create to be appended", operations(agent))
@@ -142,7 +148,8 @@ def test_a_held_barrier_released_as_a_failure_reports_the_kept_create(host, agen
     assert code_of(value) == "persistence_uncertain", readme(
         "SCH-013, SCH-034", f"a barrier released as {outcome} to answer persistence_uncertain",
         value)
-    assert value["id"] == "schedule-1", readme(
+    logged = [c["schedule"]["id"] for c in changes(agent)]
+    assert [value.get("id")] == logged, readme(
         "SCH-034", "the uncertain answer to name the appended record's id", value)
     assert operations(agent) == ["create"], readme(
         "SCH-013", "the appended create to stay in the log", operations(agent))
@@ -186,7 +193,8 @@ def test_a_create_aborted_during_its_preflight_appends_nothing(host, agent):
         "SCH-034", "a create aborted during its preflight to append nothing", changes(agent))
     # the queue moved on: the next call runs normally
     value = agent.call_tool("schedule_create", AFTER_60).value
-    assert value["id"] == "schedule-1", readme(
+    logged = [c["schedule"]["id"] for c in changes(agent)]
+    assert value.get("state") == "scheduled" and [value.get("id")] == logged, readme(
         "SCH-033", "the queue to move on after the aborted call and run the next create", value)
 
 
@@ -201,7 +209,8 @@ def test_a_create_aborted_after_its_append_keeps_the_record(host, agent):
         "SCH-034", "a create aborted after its append to keep the appended create",
         operations(agent))
     listed = agent.call_tool("schedule_list", {}).value
-    assert [record["id"] for record in listed] == ["schedule-1"], readme(
+    logged = [c["schedule"]["id"] for c in changes(agent) if c["operation"] == "create"]
+    assert [record["id"] for record in listed] == logged, readme(
         "SCH-035", "the kept record to be listed as active", listed)
 
 
@@ -211,23 +220,23 @@ def test_a_create_aborted_after_its_append_keeps_the_record(host, agent):
 @pytest.mark.spec("SCH-057")
 @pytest.mark.parametrize("outcome", ["falsy", "rejected", "detached"])
 def test_later_reminders_are_delivered_after_a_rejected_dispatch_barrier(host, agent, outcome):
-    agent.call_tool("schedule_create", {"prompt": "A", "after_seconds": 60})
-    agent.call_tool("schedule_create", {"prompt": "B", "after_seconds": 120})
+    first = agent.call_tool("schedule_create", {"prompt": "A", "after_seconds": 60}).value["id"]
+    second = agent.call_tool("schedule_create", {"prompt": "B", "after_seconds": 120}).value["id"]
     host.faults.fail_flushes(outcome, first=2)  # A's due preflight ok, its barrier fails
     host.advance(60)
     sent = [d["id"] for d in dispatches(agent.events())]
-    assert sent == ["schedule-1"], readme(
+    assert sent == [first], readme(
         "SCH-057", f"the first reminder's dispatch to stay appended when its barrier is {outcome}",
         sent)
     host.advance(60)
     sent = [d["id"] for d in dispatches(agent.events())]
-    assert sent == ["schedule-1", "schedule-2"], readme(
+    assert sent == [first, second], readme(
         "SCH-057", "a later reminder to be dispatched after a failed dispatch barrier", sent)
     messages = reminder_messages(agent.events())
     assert len(messages) == 2, readme(
         "SCH-057", "both reminders to reach the agent as messages", messages)
     durable = [d["id"] for d in dispatches(host.durable_events(agent.session_id))]
-    assert durable == ["schedule-1", "schedule-2"], readme(
+    assert durable == [first, second], readme(
         "SCH-057", "the later ordinary preflight to make both dispatches durable", durable)
 
 
