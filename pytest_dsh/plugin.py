@@ -255,7 +255,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def _rerun_args(config: pytest.Config, run: DshRun) -> list[str]:
-    args = [f"--dsh-impl={run.spec}"]
+    args = [f"--dsh-impl={run.spec}", *npm_options.rerun_args(config)]
     if run.expectations_file is not None:
         args.append(f"--dsh-expectations={run.expectations_file.source}")
     if run.hypothesis.seed is not None:

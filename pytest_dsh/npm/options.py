@@ -24,7 +24,7 @@ from pytest_dsh.implementations import Implementation
 from pytest_dsh.npm._implementation import NodeImplementation
 from pytest_dsh.npm._specs import ROLES, parse_spec
 
-__all__ = ["IMPL_NAME", "implementation_for", "prepare", "pytest_addoption"]
+__all__ = ["IMPL_NAME", "implementation_for", "prepare", "pytest_addoption", "rerun_args"]
 
 #: The ``--dsh-impl`` name of the zero-Python npm path.
 IMPL_NAME: Final = "npm"
@@ -77,6 +77,16 @@ def _packages(entries: list[str]) -> dict[str, str]:
             raise ImplementationError(f"--dsh-npm: {role} given twice")
         packages[role] = spec
     return packages
+
+
+def rerun_args(config: pytest.Config) -> list[str]:
+    """The npm options of this command line, for a rerun command that must
+    install the same packages (ini values apply to a rerun by themselves)."""
+    args = [f"--dsh-npm={value}" for value in config.getoption("dsh_npm") or []]
+    cache = config.getoption("dsh_npm_cache", None)
+    if cache:
+        args.append(f"--dsh-npm-cache={cache}")
+    return args
 
 
 def implementation_for(config: pytest.Config, name: str) -> Implementation | None:

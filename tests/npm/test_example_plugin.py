@@ -44,3 +44,7 @@ def test_the_example_folder_fails_exactly_its_deviation_in_the_delete_tests(tmp_
     assert any(test_id in deviations for test_id in run.ids("failed"))
     message = run.messages[kit.UNKNOWN_ID_TEST]
     assert "'not_found'" in message and "'schedule_not_found'" in message
+    # The failure's rerun command installs the same package again.
+    rerun = next(line for line in run.output.splitlines()
+                 if line.startswith("rerun:") and "test_unknown_deleted" in line)
+    assert f"--dsh-npm=schedule={EXAMPLE}" in rerun, rerun
