@@ -8,7 +8,6 @@ The bridge leg skips only on a developer machine without the bridge; under
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator
 
 import pytest
@@ -21,26 +20,16 @@ START_MS = 1_767_225_600_000  # 2026-01-01T00:00:00.000Z
 OpenHost = Callable[..., HostDriver]
 
 
-def _official() -> object:
-    from pytest_dsh.official import (
-        IMPLEMENTATION,
-        BridgeUnavailableError,
-        locate_bridge,
-        locate_node,
-    )
+def _official(request: pytest.FixtureRequest) -> object:
+    request.getfixturevalue("bridge_node")  # skipped, or failed under CI, without it
+    from pytest_dsh.official import IMPLEMENTATION
 
-    try:
-        locate_node(locate_bridge())
-    except BridgeUnavailableError as exc:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI must install the bridge (npm ci --prefix bridge): {exc}")
-        pytest.skip(str(exc))
     return IMPLEMENTATION
 
 
 @pytest.fixture(params=["python", "bridge"])
 def open_host(request: pytest.FixtureRequest) -> Iterator[OpenHost]:
-    implementation = REFERENCE if request.param == "python" else _official()
+    implementation = REFERENCE if request.param == "python" else _official(request)
     opened: list[HostDriver] = []
 
     def open_one(start_ms: int = START_MS) -> HostDriver:

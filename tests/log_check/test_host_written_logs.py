@@ -11,7 +11,6 @@ file as it is written, not a hand-made imitation.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -19,7 +18,7 @@ import pytest
 from dsh_reference.implementation import IMPLEMENTATION as REFERENCE
 from dsh_reference.log_check import main
 from pytest_dsh import model
-from pytest_dsh.official import BridgeHostDriver, BridgeUnavailableError, locate_bridge, locate_node
+from pytest_dsh.official import BridgeHostDriver
 from pytest_dsh.official._process import node_version
 
 START_MS = 1_767_225_600_000  # 2026-01-01T00:00:00.000Z
@@ -68,14 +67,8 @@ def test_a_log_written_by_the_reference_passes_the_readme_rules(tmp_path, capsys
 
 
 @pytest.fixture
-def official_jsonl_root(tmp_path: Path) -> Path:
-    try:
-        node = locate_node(locate_bridge())
-    except BridgeUnavailableError as exc:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI must install the bridge (npm ci --prefix bridge): {exc}")
-        pytest.skip(str(exc))
-    if node_version(node) < (22, 15, 0):
+def official_jsonl_root(tmp_path: Path, bridge_node: Path) -> Path:
+    if node_version(bridge_node) < (22, 15, 0):
         pytest.skip("the official JSONL backend needs Node >= 22.15 (zstd in node:zlib)")
     return tmp_path
 

@@ -2,14 +2,9 @@
 
 from __future__ import annotations
 
-import os
 import pathlib
 import subprocess
 import sys
-
-import pytest
-
-from pytest_dsh.official import BridgeUnavailableError, locate_bridge, locate_node
 
 SCRIPT = pathlib.Path(__file__).parents[2] / "benchmarks" / "run.py"
 HEADERS = (
@@ -41,13 +36,7 @@ def test_the_reference_benchmarks_run_in_quick_mode(tmp_path):
     assert _rows(output, "official") == 0
 
 
-def test_both_builds_are_measured_in_one_run(tmp_path):
-    try:
-        locate_node(locate_bridge())
-    except BridgeUnavailableError as exc:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI must install the bridge (npm ci --prefix bridge): {exc}")
-        pytest.skip(str(exc))
+def test_both_builds_are_measured_in_one_run(tmp_path, bridge_node):
     output = _run(cwd=tmp_path)
     assert _rows(output, "reference") == 4
     assert _rows(output, "official") == 4

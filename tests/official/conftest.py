@@ -7,7 +7,6 @@ developer machine, and fail under ``CI=true``: CI installs it with
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator
 
 import pytest
@@ -15,28 +14,16 @@ import pytest
 from pytest_dsh.official import (
     IMPLEMENTATION,
     BridgeHostDriver,
-    BridgeUnavailableError,
     OfficialDomain,
-    locate_bridge,
-    locate_node,
     official_domain,
 )
 
 START_MS = 1_767_225_600_000  # 2026-01-01T00:00:00.000Z
 
 
-def _require_bridge() -> None:
-    try:
-        locate_node(locate_bridge())
-    except BridgeUnavailableError as exc:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI must install the bridge (npm ci --prefix bridge): {exc}")
-        pytest.skip(str(exc))
-
-
 @pytest.fixture(scope="session")
-def bridge_available() -> None:
-    _require_bridge()
+def bridge_available(bridge_node: object) -> None:
+    """The bridge is installed (see ``bridge_node`` in tests/conftest.py)."""
 
 
 @pytest.fixture

@@ -15,7 +15,6 @@ import sys
 import pytest
 
 from pytest_dsh.conformance_cli import pytest_arguments
-from pytest_dsh.official import BridgeUnavailableError, locate_bridge, locate_node
 
 CLI = shutil.which("dsh-conformance", path=str(pathlib.Path(sys.executable).parent))
 
@@ -95,13 +94,8 @@ def test_a_usage_error_prints_no_verdict(tmp_path):
 
 
 @pytest.fixture
-def bridge() -> None:
-    try:
-        locate_node(locate_bridge())
-    except BridgeUnavailableError as exc:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI must install the bridge (npm ci --prefix bridge): {exc}")
-        pytest.skip(str(exc))
+def bridge(bridge_node: object) -> None:
+    """The bridge is installed (see ``bridge_node`` in tests/conftest.py)."""
 
 
 def test_one_section_on_the_official_build_keeps_its_known_failures(tmp_path, bridge):

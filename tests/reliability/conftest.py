@@ -8,7 +8,6 @@ installed on a developer machine and fails under ``CI=true``.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator
 
 import pytest
@@ -19,24 +18,13 @@ from pytest_dsh.driver import HostDriver
 START_MS = 1_767_225_600_000  # 2026-01-01T00:00:00.000Z
 
 
-def require_bridge() -> None:
-    from pytest_dsh.official import BridgeUnavailableError, locate_bridge, locate_node
-
-    try:
-        locate_node(locate_bridge())
-    except BridgeUnavailableError as exc:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI must install the bridge (npm ci --prefix bridge): {exc}")
-        pytest.skip(str(exc))
-
-
 @pytest.fixture(params=["reference", "official"])
 def open_any_host(request: pytest.FixtureRequest) -> Iterator[Callable[[], HostDriver]]:
     opened: list[HostDriver] = []
 
     def open_one() -> HostDriver:
         if request.param == "official":
-            require_bridge()
+            request.getfixturevalue("bridge_node")
             from pytest_dsh.official import IMPLEMENTATION as OFFICIAL
 
             host: HostDriver = OFFICIAL.open_host(start_ms=START_MS)

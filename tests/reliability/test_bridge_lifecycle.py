@@ -29,7 +29,7 @@ from pytest_dsh.official import (
 )
 from pytest_dsh.official import _process as pool
 
-from .conftest import START_MS, require_bridge
+from .conftest import START_MS
 
 # Node start-up plus one watchdog poll is well under a second; the margin is
 # for a loaded 2-core CI machine. The test ends as soon as Node exits.
@@ -37,8 +37,7 @@ EXIT_DEADLINE_S = 20.0
 
 
 @pytest.fixture
-def test_ops(monkeypatch: pytest.MonkeyPatch) -> None:
-    require_bridge()
+def test_ops(bridge_node: object, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DSH_BRIDGE_TEST_OPS", "1")
 
 

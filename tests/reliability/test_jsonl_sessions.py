@@ -25,7 +25,7 @@ from pytest_dsh.driver import PythonHostDriver
 from pytest_dsh.jsonl_store import JsonlStore, SessionFileError
 from pytest_dsh.persistence import PersistenceRejectedError
 
-from .conftest import START_MS, require_bridge
+from .conftest import START_MS
 
 HOUR_MS = 3_600_000
 
@@ -177,12 +177,10 @@ def test_a_session_resumes_in_another_process_after_a_crash(tmp_path):
 
 
 @pytest.fixture
-def official_jsonl() -> None:
-    require_bridge()
-    from pytest_dsh.official import locate_bridge, locate_node
+def official_jsonl(bridge_node: Path) -> None:
     from pytest_dsh.official._process import node_version
 
-    if node_version(locate_node(locate_bridge())) < (22, 15, 0):
+    if node_version(bridge_node) < (22, 15, 0):
         pytest.skip("the official JSONL backend needs Node >= 22.15 (zstd in node:zlib)")
 
 
