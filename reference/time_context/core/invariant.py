@@ -89,6 +89,19 @@ def _data(event: Mapping[str, Any]) -> Mapping[str, Any]:
     return data if isinstance(data, Mapping) else {}
 
 
+#: Digits of ``Number.MAX_SAFE_INTEGER`` (9007199254740991).
+_SAFE_DIGITS: Final = 16
+
+
+def _reading_number(digits: str) -> int | None:
+    """The decimal number a reading names, or ``None`` when it has more digits
+    than any safe integer: JavaScript reads such a number as a huge float (or
+    Infinity), never a safe integer, and Python refuses to convert more than
+    4,300 digits."""
+    significant = digits.lstrip("0") or "0"
+    return int(significant) if len(significant) <= _SAFE_DIGITS else None
+
+
 def check_reading(prefix: Sequence[Mapping[str, Any]], reading: Mapping[str, Any]) -> None:
     """Raise :class:`TimeContextInvariantError` when ``reading`` may not follow ``prefix``."""
     content = _data(reading).get("content")
@@ -103,7 +116,7 @@ def check_reading(prefix: Sequence[Mapping[str, Any]], reading: Mapping[str, Any
     match = _READING_FORMAT.fullmatch(text) if isinstance(text, str) else None
     if match is None:
         raise TimeContextInvariantError(FORMAT_MESSAGE)
-    turn, step = int(match[1]), int(match[2])
+    turn, step = _reading_number(match[1]), _reading_number(match[2])
     if not (is_safe_integer(turn) and is_safe_integer(step) and turn >= 1 and step >= 1):
         raise TimeContextInvariantError(NUMBERS_MESSAGE)
     expected_turn, expected_step = _expected_position(prefix)

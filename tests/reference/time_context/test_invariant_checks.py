@@ -54,6 +54,11 @@ def test_well_placed_readings_pass(prefix, text):
     check_reading(prefix, reading(text))
 
 
+def test_leading_zeros_name_the_same_number_as_javascript_reads_it():
+    text = STEP1.replace("turn 1, step 1", "turn 0000000000000000000001, step 0001")
+    check_reading(OPEN_TURN, reading(text))
+
+
 @pytest.mark.parametrize(
     "content",
     [[], [{"type": "text", "text": STEP1}] * 2, [{"type": "image", "text": STEP1}], "x", None],
@@ -101,7 +106,15 @@ def test_a_non_string_text_does_not_match_the_format():
 
 @pytest.mark.parametrize(
     "replacement",
-    ["turn 0, step 1", "turn 1, step 0", "turn 9007199254740992, step 1"],
+    [
+        "turn 0, step 1",
+        "turn 1, step 0",
+        "turn 9007199254740992, step 1",
+        "turn 1, step 00000000000000000000",
+        # Past Python's 4,300-digit int conversion: JavaScript reads Infinity.
+        "turn " + "9" * 5000 + ", step 1",
+        "turn 1, step 1" + "0" * 4400,
+    ],
 )
 def test_turn_and_step_must_be_positive_safe_integers(replacement):
     text = STEP1.replace("turn 1, step 1", replacement)
