@@ -36,6 +36,7 @@ from pytest_dsh.persistence import FaultPlan
 from pytest_dsh.session import FakeSession
 from pytest_dsh.tools import AbortSignal, AgentToolRegistry, ToolCallContext, ToolOutcome
 from pytest_dsh.trace import HostTrace
+from pytest_dsh.virtual_loop import count_growth
 
 __all__ = ["MAX_STEPS_PER_TURN", "AgentProcess", "FakeAgent"]
 
@@ -147,6 +148,7 @@ class FakeAgent:
             raise RuntimeError(f"agent {self._id!r} is not live")
         if self._process.faults.followup_fails():
             raise RuntimeError("followup rejected by the fault plan")
+        count_growth("follow-up")
         self._followups.append(message)
         self._process.trace.record("followup", self._session.id)
         self._process.loop.call_soon(self._settle)

@@ -16,6 +16,11 @@ Options (each with an ini twin):
     runs; the bridge bounds each request's wait by it and stops a Node process
     that overran; a signal (POSIX, main thread) interrupts synchronous code that
     never returns to the loop. ``0`` is unlimited.
+``--dsh-growth-budget N`` / ini ``dsh_growth_budget`` (default 1,000,000)
+    Events one test phase may append plus follow-ups it may queue, on the fake
+    host: a log or follow-up queue that grows without end fails the test where
+    it grows, even from code that never returns to the event loop. ``0`` is
+    unlimited.
 
 Setup, call and teardown each get the whole budget, so a host whose test ran
 away can still be closed. A budget overrun is a
@@ -37,9 +42,10 @@ import pytest
 from pytest_dsh import virtual_loop
 from pytest_dsh.virtual_loop import Budget, RunawayError
 
-__all__ = ["DEFAULT_STEP_BUDGET", "DEFAULT_WALL_BUDGET_S"]
+__all__ = ["DEFAULT_GROWTH_BUDGET", "DEFAULT_STEP_BUDGET", "DEFAULT_WALL_BUDGET_S"]
 
 DEFAULT_STEP_BUDGET: Final = 5_000_000
+DEFAULT_GROWTH_BUDGET: Final = 1_000_000
 DEFAULT_WALL_BUDGET_S: Final = 120.0
 #: The signal fires this much after the loop's own check would have, so the
 #: loop's message (which names the callback) wins when the loop is running.
@@ -66,7 +72,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="real seconds one test phase may take; 0 = unlimited "
         f"(default {DEFAULT_WALL_BUDGET_S:g}; ini: dsh_wall_budget)",
     )
+    group.addoption(
+        "--dsh-growth-budget",
+        dest="dsh_growth_budget",
+        type=int,
+        default=None,
+        metavar="N",
+        help="events appended plus follow-ups queued one test phase may make on the fake "
+        f"host; 0 = unlimited (default {DEFAULT_GROWTH_BUDGET}; ini: dsh_growth_budget)",
+    )
     parser.addini("dsh_step_budget", "default for --dsh-step-budget", default="")
+    parser.addini("dsh_growth_budget", "default for --dsh-growth-budget", default="")
     parser.addini("dsh_wall_budget", "default for --dsh-wall-budget", default="")
 
 
@@ -84,6 +100,22 @@ def _configured(config: pytest.Config) -> tuple[int | None, float | None]:
     return (steps or None), (wall or None)
 
 
+def _configured_growth(config: pytest.Config) -> int | None:
+    growth = config.getoption("dsh_growth_budget")
+    if growth is None:
+        text = str(config.getini("dsh_growth_budget")).strip()
+        growth = int(text) if text else DEFAULT_GROWTH_BUDGET
+    if growth < 0:
+        raise pytest.UsageError("--dsh-growth-budget cannot be negative")
+    return growth or None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # A bad value is one usage error before anything runs, not an error per test.
+    _configured(config)
+    _configured_growth(config)
+
+
 def _on_alarm(signum: int, frame: FrameType | None) -> None:
     wall = virtual_loop.budget.wall_s
     raise RunawayError(
@@ -99,11 +131,14 @@ def _alarm_available() -> bool:
 @contextlib.contextmanager
 def _phase(item: pytest.Item) -> Iterator[None]:
     steps, wall = _configured(item.config)
+    growth = _configured_growth(item.config)
     virtual_loop.budget = Budget(
         steps_left=steps,
         wall_deadline=None if wall is None else time.monotonic() + wall,
+        growth_left=growth,
         steps=steps,
         wall_s=wall,
+        growth=growth,
     )
     alarm = wall is not None and _alarm_available()
     previous = None

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import itertools
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, Protocol, TypeVar, final
@@ -555,6 +556,20 @@ class PythonHostDriver:
         """Fake host only: make events durable on flush (the default) or as each
         is appended (``"per-event"``). See :class:`~pytest_dsh.persistence.DurableStore`."""
         self.host.store.durability = mode
+
+    def use_jsonl_store(self, root: str | os.PathLike[str]) -> None:
+        """Fake host only: keep durable sessions as DSH session files under
+        ``root`` (a flush is durable once fsynced; a torn tail is dropped on
+        load), instead of in memory. Call it before any session is made durable:
+        what the in-memory store already holds is not carried over."""
+        from pytest_dsh.jsonl_store import JsonlStore
+
+        if self.host.store.session_ids():
+            raise RuntimeError("use_jsonl_store() must come before any session is flushed")
+        durability = self.host.store.durability
+        store = JsonlStore(root, now_ms=self.host.clock.now_ms)
+        store.durability = durability
+        self.host.store = store  # type: ignore[assignment]
 
     def crash(self) -> None:
         self.host.crash()

@@ -58,7 +58,7 @@ from pytest_dsh.persistence import (
 from pytest_dsh.session import FakeSession
 from pytest_dsh.tools import AbortSignal
 from pytest_dsh.trace import HostTrace
-from pytest_dsh.virtual_loop import VirtualEventLoop
+from pytest_dsh.virtual_loop import VirtualEventLoop, count_growth
 
 __all__ = ["FakeHost", "HostProcess"]
 
@@ -182,6 +182,7 @@ class HostProcess:
                 raise AppendRejectedError(str(exc)) from exc
         # Nothing after the guard refuses an append: it is stored now.
         self.trace.record("append", session.id, event["type"])
+        count_growth(f"{event['type']} event")
 
     # -- hooks ------------------------------------------------------------------
 

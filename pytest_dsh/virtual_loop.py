@@ -48,6 +48,7 @@ __all__ = [
     "VirtualEventLoop",
     "VirtualSelector",
     "budget",
+    "count_growth",
 ]
 
 #: Loop iterations at one virtual instant before the loop is declared spinning.
@@ -77,9 +78,14 @@ class Budget:
     steps_left: int | None = None
     #: ``time.monotonic()`` value after which the test has overrun.
     wall_deadline: float | None = None
+    #: Events appended plus follow-ups queued that the test may still make.
+    growth_left: int | None = None
     #: How the limits were configured, for messages.
     steps: int | None = None
     wall_s: float | None = None
+    growth: int | None = None
+    #: Set when the growth budget ran out, until the loop reports it.
+    overgrown: str | None = None
 
     def wall_left(self) -> float | None:
         if self.wall_deadline is None:
@@ -89,6 +95,27 @@ class Budget:
 
 #: The budget of the test now running (replaced by :mod:`pytest_dsh.budget`).
 budget = Budget()
+
+
+def count_growth(what: str) -> None:
+    """Count one appended event or queued follow-up (``what``) against the
+    test's growth budget. Past it, raise :class:`RunawayError` where the growth
+    happens (synchronous code that appends in a loop never returns to the event
+    loop) and leave the cause for the loop, which reports it even when the
+    raise landed in a task."""
+    current = budget
+    if current.growth_left is None:
+        return
+    current.growth_left -= 1
+    if current.growth_left >= 0:
+        return
+    current.growth_left = None  # reported once; closing the host may still append
+    current.overgrown = (
+        f"the test appended events and queued follow-ups {current.growth} times "
+        f"(--dsh-growth-budget), the last a {what}: the event log or the follow-up "
+        "queue grows without end"
+    )
+    raise RunawayError(f"runaway implementation: {current.overgrown}")
 
 
 class VirtualSelector(selectors.BaseSelector):
@@ -144,6 +171,9 @@ class VirtualSelector(selectors.BaseSelector):
                     "that was not split, which fires after 1 ms"
                 )
         current = budget
+        if current.overgrown is not None:
+            cause, current.overgrown = current.overgrown, None
+            raise self._runaway(cause)
         if current.steps_left is not None:
             current.steps_left -= 1
             if current.steps_left < 0:

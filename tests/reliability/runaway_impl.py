@@ -123,6 +123,29 @@ def _stuck(services: HostServices) -> Any:
     return handler
 
 
+def _grow_log(services: HostServices) -> Any:
+    async def handler(arguments: Any, call: Any) -> Any:
+        while True:  # never returns to the event loop
+            call.agent.session.append("custom/note", {"again": True})
+
+    return handler
+
+
+def _grow_followups(services: HostServices) -> Any:
+    async def handler(arguments: Any, call: Any) -> Any:
+        message = {"content": [{"type": "text", "text": "again"}], "source": {"kind": "user"}}
+        while True:
+            call.agent.followup(message)
+
+    return handler
+
+
 SPINNER = PythonImplementation("spinner", "0", {"spin": _Factory("spin", _spin)})
 TICKER = PythonImplementation("ticker", "0", {"tick": _Factory("tick", _tick)})
 STUCK = PythonImplementation("stuck", "0", {"stuck": _Factory("stuck", _stuck)})
+GROWER = PythonImplementation(
+    "grower",
+    "0",
+    {"grow-log": _Factory("grow_log", _grow_log),
+     "grow-followups": _Factory("grow_followups", _grow_followups)},
+)

@@ -83,6 +83,48 @@ def test_the_step_budget_stops_work_that_never_ends(monkeypatch):
         host.close()
 
 
+@pytest.mark.parametrize(
+    ("plugin", "tool", "last"),
+    [
+        ("grow-log", "grow_log", "custom/note event"),
+        ("grow-followups", "grow_followups", "follow-up"),
+    ],
+)
+def test_a_log_or_follow_up_queue_that_grows_without_end_is_a_runaway(
+    monkeypatch, plugin, tool, last
+):
+    # Synchronous growth never returns to the loop: only the growth budget
+    # stops it (the wall budget would, minutes later, with a vaguer cause).
+    monkeypatch.setattr(virtual_loop, "budget", Budget(growth_left=20_000, growth=20_000))
+    host = runaway_impl.GROWER.open_host(start_ms=START_MS)
+    try:
+        host.load_plugin(plugin)
+        agent = host.create_agent()
+        with pytest.raises(RunawayError) as raised:
+            agent.call_tool(tool, {})
+        message = str(raised.value)
+        assert "20000 times (--dsh-growth-budget)" in message, message
+        assert f"the last a {last}" in message, message
+        assert "grows without end" in message, message
+    finally:
+        host.close()
+
+
+def test_the_growth_budget_is_an_option_with_an_ini_twin(pytester):
+    pytester.makepyfile(
+        """
+        from pytest_dsh import virtual_loop
+
+        def test_budget():
+            assert virtual_loop.budget.growth == 1234
+        """
+    )
+    assert _run(pytester, "--dsh-growth-budget=1234").ret == 0
+    pytester.makeini("[pytest]\ndsh_growth_budget = 1234\n")
+    assert _run(pytester).ret == 0
+    assert _run(pytester, "--dsh-growth-budget=-1").ret == pytest.ExitCode.USAGE_ERROR
+
+
 def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
     pytester.makepyfile(runaway_impl=Path(runaway_impl.__file__).read_text("utf-8"))
     return pytester.runpytest_subprocess("-p", "no:randomly", "-p", "no:cacheprovider", *args)
