@@ -58,7 +58,7 @@ from pytest_dsh.persistence import (
 from pytest_dsh.session import FakeSession
 from pytest_dsh.tools import AbortSignal
 from pytest_dsh.trace import HostTrace
-from pytest_dsh.virtual_loop import VirtualEventLoop, count_growth
+from pytest_dsh.virtual_loop import RunawayError, VirtualEventLoop, count_growth
 
 __all__ = ["FakeHost", "HostProcess"]
 
@@ -497,7 +497,14 @@ class FakeHost:
 
     def run_to_completion(self, coroutine: Coroutine[Any, Any, T]) -> T:
         task = self._process.loop.create_task(coroutine)
-        self.run_until_idle()
+        try:
+            self.run_until_idle()
+        except RunawayError:
+            # The loop reports the runaway; the same error stored in this task
+            # is the one being raised, not a second, unretrieved one.
+            if task.done() and not task.cancelled():
+                task.exception()
+            raise
         if not task.done():
             task.cancel()
             self.run_until_idle()
