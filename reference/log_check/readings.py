@@ -22,7 +22,6 @@ from typing import Any, Final
 
 from dsh_reference.js_semantics import is_safe_integer
 from dsh_reference.time_context.core import (
-    NUMBERS_MESSAGE,
     OPEN_TURN_MESSAGE,
     TimeContextInvariantError,
     check_reading,
@@ -43,16 +42,11 @@ _ENDS_PROMPT_ASSEMBLY: Final = frozenset(
 
 
 def _checked_reading(prefix: list[Mapping[str, Any]], event: Mapping[str, Any]) -> None:
-    """``check_reading``, with the two ways arbitrary JSON can make it raise otherwise
-    turned into diagnostics."""
+    """``check_reading``, with the way arbitrary JSON can make it raise otherwise
+    turned into a diagnostic (turn and step numbers of any length are the
+    core's to refuse)."""
     try:
         check_reading(prefix, event)
-    except TimeContextInvariantError:
-        raise
-    except ValueError:
-        # A turn or step number of more than 4,300 digits exceeds Python's int
-        # conversion; JavaScript reads it as Infinity, which is not a safe integer.
-        raise TimeContextInvariantError(NUMBERS_MESSAGE) from None
     except RecursionError:
         # The expected turn or step is rendered into the message; a value
         # nested hundreds of levels deep cannot be.
