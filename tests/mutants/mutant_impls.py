@@ -11,6 +11,7 @@ leak between mutants.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 from collections.abc import Callable
@@ -27,6 +28,7 @@ import dsh_reference.schedule.core.tool_arguments as tool_arguments
 import dsh_reference.schedule.owner as owner
 import dsh_reference.schedule.plugin as schedule_plugin
 import dsh_reference.schedule.tools as tools
+import dsh_reference.schedule.transactions as transactions
 import dsh_reference.time_context.core.baselines as baselines
 import dsh_reference.time_context.core.config as tc_config
 import dsh_reference.time_context.core.formatting as formatting
@@ -41,7 +43,7 @@ from dsh_reference.schedule.core import (
     TIME_OUT_OF_RANGE,
     ScheduleInputError,
 )
-from dsh_reference.schedule.core.instants import parse_iso_ms
+from dsh_reference.schedule.core.instants import MAX_EPOCH_MS, format_iso_ms, parse_iso_ms
 from pytest_dsh.contract import hookimpl
 
 
@@ -672,6 +674,272 @@ MUTANTS: dict[str, Mutant] = {
         "test_the_companion_honours_the_fork_boundary",
         _invariant_ignores_fork),
 }
+
+
+# -- mutants observable through the host seams (racing and aborted calls, held
+# -- flushes, maintenance holds, disposal in progress, read faults, the host trace,
+# -- wall clocks past year 9999) -------------------------------------------------------
+
+
+def _drive_with_barrier(barrier: str) -> Callable[[], None]:
+    """``LiveOwner._drive_once`` whose dispatch barrier is ``"skipped"`` (the next
+    drive's preflight flushes the dispatch instead) or ``"fatal"`` (a failed barrier
+    stops the owner instead of leaving the dispatch for a later preflight)."""
+
+    async def drive_once(self: Any) -> None:
+        self._cancel_timer()
+        if not self._runnable:
+            return
+        if not await owner.checkpoint(self._services, self._agent.session):
+            return
+        if not self._runnable:
+            return
+        folded = self._fold()
+        if folded is None:
+            return
+        due = self._decide(folded, self._services.clock.now_ms())
+        if due is None:
+            return
+        if isinstance(due, owner.Wait):
+            self._arm(due.target_ms)
+            return
+        try:
+            claim = self._agent.run_maintenance(self._deliver)
+        except Exception:
+            self._wait_for_idle()
+            return
+        if not await claim:
+            return
+        if barrier == "fatal" and not await owner.checkpoint(self._services, self._agent.session):
+            self._faulted = True
+            return
+        if self._runnable:
+            self.request_drive()
+
+    return _set(owner.LiveOwner, "_drive_once", drive_once)
+
+
+def _unserialised_queue() -> None:
+    async def enter(self: Any) -> None:
+        return None
+
+    async def leave(self: Any, *exc_info: Any) -> None:
+        return None
+
+    transactions.AgentQueue.__aenter__ = enter  # type: ignore[method-assign]
+    transactions.AgentQueue.__aexit__ = leave  # type: ignore[method-assign]
+
+
+class _AbortReadOnce:
+    """A tool call whose abort flag is read once, when the transaction starts."""
+
+    def __init__(self, call: Any) -> None:
+        self._call = call
+        self._aborted: bool | None = None
+
+    @property
+    def agent(self) -> Any:
+        return self._call.agent
+
+    @property
+    def call_id(self) -> str:
+        return str(self._call.call_id)
+
+    @property
+    def signal(self) -> _AbortReadOnce:
+        return self
+
+    @property
+    def aborted(self) -> bool:
+        if self._aborted is None:
+            self._aborted = bool(self._call.signal.aborted)
+        return self._aborted
+
+
+def _abort_read_once(original: Any) -> Any:
+    async def create(self: Any, arguments: Any, call: Any) -> Any:
+        return await original(self, arguments, _AbortReadOnce(call))
+
+    return create
+
+
+def _disposal_not_awaiting(original: Any) -> Any:
+    async def dispose(self: Any) -> None:
+        self._stopping = True
+        self._requested = False
+        self._cancel_timer()
+        self._stop.set()
+
+    return dispose
+
+
+def _disposal_keeping_the_timer(original: Any) -> Any:
+    async def dispose(self: Any) -> None:
+        self._stopping = True
+        self._requested = False
+        self._stop.set()
+        pending = [task for task in (self._run, self._idle_wait) if task is not None]
+        await asyncio.gather(*pending, return_exceptions=True)
+
+    return dispose
+
+
+def _gives_up_after_30_s(original: Any) -> Any:
+    # A checkpoint with a timeout: a flush still pending after 30 s counts as failed.
+    async def checkpoint(services: Any, session: Any) -> bool:
+        try:
+            return await asyncio.wait_for(asyncio.shield(original(services, session)), 30)
+        except TimeoutError:
+            return False
+
+    return checkpoint
+
+
+def _hung_flushes_give_up() -> None:
+    _patch(tools, "checkpoint", _gives_up_after_30_s)()
+    _patch(owner, "checkpoint", _gives_up_after_30_s)()
+
+
+async def _list_reading_the_clock_unguarded(self: Any, arguments: Any, call: Any) -> Any:
+    if call.agent is not self._agent:
+        return tools.internal_error_result()
+    async with self._queue:
+        if call.signal.aborted:
+            return tools.internal_error_result()
+        if not await tools.checkpoint(self._services, self._agent.session):
+            return tools.persistence_uncertain_result("list")
+        self._durable_change()
+        now = self._services.clock.now_ms()  # outside the guarded block
+        try:
+            return [tools.schedule_view(record, now) for record in self._fold().active()]
+        except tools._CorruptLog:
+            return tools.corrupt_log_result()
+        except Exception:
+            return tools.internal_error_result()
+
+
+async def _delete_guarding_only_corrupt_logs(self: Any, arguments: Any, call: Any) -> Any:
+    try:
+        schedule_id = tools.validate_delete_id(arguments.get("id"))
+    except ScheduleInputError as exc:
+        return tools.error_result(exc.code, exc.message)
+    if call.agent is not self._agent:
+        return tools.internal_error_result()
+    async with self._queue:
+        if call.signal.aborted:
+            return tools.internal_error_result()
+        session = self._agent.session
+        if not await tools.checkpoint(self._services, session):
+            return tools.persistence_uncertain_result("delete", schedule_id)
+        self._durable_change()
+        try:
+            folded = self._fold()
+        except tools._CorruptLog:  # any other read failure escapes
+            return tools.corrupt_log_result()
+        if schedule_id not in folded:
+            return tools.delete_result(schedule_id, deleted=False)
+        if call.signal.aborted:
+            return tools.internal_error_result()
+        change = {"version": tools.SCHEDULE_CHANGE_VERSION, "operation": "delete",
+                  "id": schedule_id}
+        try:
+            session.append(tools.SCHEDULE_CHANGE_EVENT_TYPE, change)
+        except Exception:
+            return tools.internal_error_result()
+        if not await tools.checkpoint(self._services, session):
+            return tools.persistence_uncertain_result("delete", schedule_id)
+        self._durable_change()
+        return tools.delete_result(schedule_id, deleted=True)
+
+
+def _after_target_year_wraps(original: Any) -> Any:
+    # The year printed with its last four digits: 10000 becomes 0000.
+    cycle_ms = 146_097 * 86_400_000  # 400 Gregorian years
+
+    def create_after_record(schedule_id: str, prompt: object, after_seconds: object,
+                            now: int) -> Any:
+        target = now + records.checked_after_seconds(after_seconds) * 1000
+        if target <= MAX_EPOCH_MS:
+            return original(schedule_id, prompt, after_seconds, now)
+        text = format_iso_ms(target - cycle_ms)
+        year = int(text[:4]) + 400
+        return {"id": schedule_id, "kind": "after", "prompt": records.checked_prompt(prompt),
+                "afterSeconds": after_seconds, "scheduledAt": f"{year % 10_000:04d}{text[4:]}"}
+
+    return create_after_record
+
+
+def _datetime_bound_timestamp(original: Any) -> Any:
+    from datetime import datetime
+
+    def format_timestamp(epoch_ms: int, zone: Any, label: str) -> str:
+        datetime.fromtimestamp(epoch_ms // 1000, zone)  # ends at year 9999
+        return str(original(epoch_ms, zone, label))
+
+    return format_timestamp
+
+
+S_LIFECYCLE = "dsh_conformance.schedule.test_owner_lifecycle"
+S_FLUSH_WAITS = "dsh_conformance.schedule.test_flush_waits"
+S_READ_FAULTS = "dsh_conformance.schedule.test_read_faults"
+S_RANGE = "dsh_conformance.schedule.test_range_edges"
+TC_EXTREME = "dsh_conformance.time_context.test_extreme_wall_clocks"
+
+MUTANTS.update({
+    "busy-owner-never-retries": Mutant(
+        "a reminder refused while the agent is busy is retried only when the status turns idle, "
+        "never through when_idle()", S_LIFECYCLE,
+        "test_a_reminder_refused_during_a_maintenance_task_is_delivered_after_when_idle",
+        _set(owner.LiveOwner, "_wait_for_idle", lambda self: None)),
+    "disposal-leaves-the-timer-armed": Mutant(
+        "disposing stops the owner but never cancels its timer", S_LIFECYCLE,
+        "test_disposal_cancels_the_armed_timer_and_arms_no_other[agent]",
+        _patch(owner.LiveOwner, "dispose", _disposal_keeping_the_timer)),
+    "owner-skips-the-dispatch-barrier": Mutant(
+        "no flush after the dispatch append; the next drive's preflight flushes it",
+        S_LIFECYCLE,
+        "test_a_create_queued_behind_a_due_transaction_survives_its_rejected_barrier",
+        _drive_with_barrier("skipped")),
+    "racing-calls-not-serialised": Mutant(
+        "the agent queue lets two tool calls run their transactions interleaved",
+        S_TRANSACTIONS, "test_a_racing_call_waits_for_the_whole_earlier_transaction",
+        _unserialised_queue),
+    "abort-after-preflight-ignored": Mutant(
+        "schedule_create reads its abort flag once, so an abort during the preflight "
+        "still appends", S_TRANSACTIONS,
+        "test_a_create_aborted_during_its_preflight_appends_nothing",
+        _patch(tools._Handlers, "create", _abort_read_once)),
+    "disposal-does-not-await-preflights": Mutant(
+        "disposal returns while a preflight or idle wait is in flight", S_TRANSACTIONS,
+        "test_agent_disposal_awaits_an_in_flight_due_preflight_then_writes_nothing",
+        _patch(owner.LiveOwner, "dispose", _disposal_not_awaiting)),
+    "hung-flush-gives-up": Mutant(
+        "a checkpoint gives up on a flush still pending after 30 s", S_FLUSH_WAITS,
+        "test_a_create_whose_barrier_ends_durable_an_hour_later_confirms",
+        _hung_flushes_give_up),
+    "barrier-rejection-stops-the-owner": Mutant(
+        "a rejected dispatch barrier faults the owner, so later reminders are never delivered",
+        S_TRANSACTIONS,
+        "test_later_reminders_are_delivered_after_a_rejected_dispatch_barrier[rejected]",
+        _drive_with_barrier("fatal")),
+    "event-read-fault-leaks": Mutant(
+        "a failing session read in schedule_delete escapes as an exception", S_READ_FAULTS,
+        "test_a_failing_read_answers_a_closed_code_and_appends_nothing[delete-event]",
+        _set(tools._Handlers, "delete", _delete_guarding_only_corrupt_logs)),
+    "clock-read-fault-leaks": Mutant(
+        "a failing wall-clock read in schedule_list escapes as an exception", S_READ_FAULTS,
+        "test_a_failing_read_answers_a_closed_code_and_appends_nothing[list-clock]",
+        _set(tools._Handlers, "list", _list_reading_the_clock_unguarded)),
+    "after-seconds-past-9999-wraps": Mutant(
+        "an after_seconds target past 9999-12-31T23:59:59.999Z is stored with its year "
+        "wrapped to four digits", S_RANGE,
+        "test_a_target_past_the_last_instant_is_out_of_range[1-after_seconds-60]",
+        _patch(tool_arguments, "create_after_record", _after_target_year_wraps)),
+    "time-context-crashes-past-9999": Mutant(
+        "a reading at a wall clock past year 9999 raises", TC_EXTREME,
+        "test_a_wall_clock_past_year_9999_still_gets_a_true_reading[year-10000]",
+        _patch(preparation, "format_timestamp", _datetime_bound_timestamp)),
+})
 
 if "DSH_MUTANT" in os.environ:
     MUTANTS[os.environ["DSH_MUTANT"]].apply()

@@ -1,0 +1,133 @@
+"""The live owner around a due reminder: a busy agent, the dispatch checkpoint, disposal.
+
+README sentences: a refused idle-phase claim leaves the record active and the
+owner retries after ``whenIdle()`` (SCH-047), so a reminder refused while a
+maintenance task (not a turn) owns the agent is delivered once that task ends,
+with no status change to announce it. After the maintenance task releases the
+phase the owner checkpoints the dispatch (SCH-052) inside its due transaction,
+which the agent's queue keeps whole from preflight through that barrier
+(SCH-033): a create waiting in the queue checkpoints only after it (SCH-034).
+A barrier rejection leaves the dispatch pending for a later
+ordinary preflight (SCH-057), such as that waiting create's.
+Disposal cancels the owner's timers and stops new work (SCH-058).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from dsh_conformance.expect import readme
+from dsh_conformance.schedule.session_logs import dispatches, reminder_messages
+
+pytestmark = [pytest.mark.dsh_requires("schedule")]
+
+AFTER_60 = {"prompt": "Due", "after_seconds": 60}
+CHANGE = "schedule/change"
+
+
+def created_ids(agent) -> list[str]:
+    return [
+        e["data"]["schedule"]["id"] for e in agent.events()
+        if e["type"] == CHANGE and e["data"]["operation"] == "create"
+    ]
+
+
+# -- a busy agent ---------------------------------------------------------------------------
+
+
+@pytest.mark.spec("SCH-047")
+def test_a_reminder_refused_during_a_maintenance_task_is_delivered_after_when_idle(host, agent):
+    agent.call_tool("schedule_create", AFTER_60)
+    hold = agent.hold_maintenance()  # busy in the idle phase: no turn, status stays idle
+    waits_before = agent.counters().when_idle_calls
+    host.advance(60)
+    assert dispatches(agent.events()) == [], readme(
+        "SCH-047", "a reminder due while a maintenance task owns the agent to stay active",
+        dispatches(agent.events()))
+    assert agent.counters().when_idle_calls > waits_before, readme(
+        "SCH-047", "the refused owner to wait through whenIdle()", agent.counters())
+    hold.release()
+    assert [d["id"] for d in dispatches(agent.events())] == created_ids(agent), readme(
+        "SCH-047", "the owner to retry once whenIdle() resolves and dispatch the reminder",
+        dispatches(agent.events()))
+    assert len(reminder_messages(agent.events())) == 1, readme(
+        "SCH-047", "the retried reminder to reach the agent as one message",
+        reminder_messages(agent.events()))
+
+
+# -- the dispatch checkpoint ------------------------------------------------------------------
+
+
+@pytest.mark.spec("SCH-033", "SCH-034", "SCH-052")
+def test_the_dispatch_is_checkpointed_before_a_queued_create_checkpoints(host, agent):
+    agent.call_tool("schedule_create", AFTER_60)
+    host.faults.fail_flushes("hang")
+    host.advance(60)  # the due preflight hangs, holding the queue
+    waiting = agent.start_tool("schedule_create", {"prompt": "Next", "after_seconds": 3600})
+    host.start_trace()
+    host.faults.release_hung_flush()
+    value = waiting.result().value
+    assert value.get("state") == "scheduled", readme(
+        "SCH-034", "the queued create to confirm once the due transaction ends", value)
+    steps = [t.detail if t.kind == "append" else t.kind for t in host.trace()
+             if t.kind in ("flush", "release") or (t.kind, t.detail) == ("append", CHANGE)]
+    appended = [i for i, step in enumerate(steps) if step == CHANGE]
+    assert len(appended) == 2, readme(
+        "SCH-033, SCH-052", "the dispatch, then the queued create, to be appended", steps)
+    # between them: the release, the owner's dispatch checkpoint, the create's preflight
+    between = steps[appended[0] + 1:appended[1]]
+    assert "release" in between and between[between.index("release"):].count("flush") >= 2, (
+        readme("SCH-033, SCH-034, SCH-052", "after the dispatch and its release, the owner's "
+               "dispatch checkpoint and then the create's own preflight, before the create "
+               "appends", steps))
+
+
+@pytest.mark.spec("SCH-033", "SCH-052", "SCH-057")
+def test_a_create_queued_behind_a_due_transaction_survives_its_rejected_barrier(host, agent):
+    agent.call_tool("schedule_create", AFTER_60)
+    host.faults.fail_flushes("hang")
+    host.advance(60)  # the due preflight hangs, holding the queue
+    waiting = agent.start_tool("schedule_create", {"prompt": "Next", "after_seconds": 3600})
+    assert waiting.done is False, readme(
+        "SCH-033", "a create started during the due preflight to wait in the queue", waiting.done)
+    host.faults.reject_nth_flush(1)  # the next flush: the owner's dispatch checkpoint
+    host.faults.release_hung_flush()
+    sent = [d["id"] for d in dispatches(agent.events())]
+    assert sent == created_ids(agent)[:1], readme(
+        "SCH-052", "the released due transaction to dispatch the reminder", sent)
+    value = waiting.result().value
+    assert value.get("state") == "scheduled" and value.get("id") == created_ids(agent)[-1], readme(
+        "SCH-033, SCH-057", "the rejected flush to be the due transaction's own barrier, so the "
+        "queued create's preflight succeeds and it confirms", value)
+    durable = [d["id"] for d in dispatches(host.durable_events(agent.session_id))]
+    assert durable == sent, readme(
+        "SCH-057", "the pending dispatch to become durable through the create's ordinary "
+        "preflight", durable)
+
+
+# -- disposal -------------------------------------------------------------------------------
+
+
+@pytest.mark.spec("SCH-058")
+@pytest.mark.parametrize("disposal", ["agent", "plugin"])
+def test_disposal_cancels_the_armed_timer_and_arms_no_other(host, agent, disposal):
+    host.start_trace()
+    agent.call_tool("schedule_create", {"prompt": "Later", "after_seconds": 3600})
+    armed = [t for t in host.trace() if t.kind == "timer-arm"]
+    assert armed, readme(
+        "SCH-058", "a pending reminder to keep a timer armed", host.trace())
+    host.start_trace()
+    if disposal == "agent":
+        agent.dispose()
+    else:
+        host.unload_plugin("schedule")
+    timers = [t.kind for t in host.trace() if t.kind.startswith("timer-")]
+    assert "timer-cancel" in timers, readme(
+        "SCH-058", f"{disposal} disposal to cancel the armed timer", timers)
+    host.start_trace()
+    host.advance(7200)
+    timers = [t.kind for t in host.trace() if t.kind.startswith("timer-")]
+    assert timers == [], readme(
+        "SCH-058", f"no timer to be armed once the {disposal} is disposed", timers)
+    assert dispatches(agent.events()) == [], readme(
+        "SCH-058", "a disposed owner to dispatch nothing", dispatches(agent.events()))
