@@ -34,16 +34,23 @@ def reminder(schedule_id, occurrence_at, prompt):
     return one_shot_framing(json.dumps(schedule_id), occurrence_at, json.dumps(prompt))
 
 
+def create(agent, prompt, after_seconds=60):
+    """Create a one-shot; its id (the README does not fix the id's spelling)."""
+    return agent.call_tool(
+        "schedule_create", {"prompt": prompt, "after_seconds": after_seconds}
+    ).value["id"]
+
+
 def resumed_without_an_owner(host, agent):
     """Leave a durable one-shot overdue in a cold session, then resume it while
-    the host refuses to start the owner's run; returns the resumed agent."""
-    agent.call_tool("schedule_create", {"prompt": "Stretch", "after_seconds": 60})
+    the host refuses to start the owner's run: (the resumed agent, the id)."""
+    schedule_id = create(agent, "Stretch")
     host.crash()
     host.advance(120)
     host.faults.fail_background_starts()
     resumed = host.resume(agent.session_id)
     host.faults.clear()
-    return resumed
+    return resumed, schedule_id
 
 
 # -- the owner's run cannot start --------------------------------------------------------
@@ -52,23 +59,23 @@ def resumed_without_an_owner(host, agent):
 @pytest.mark.spec("SCH-037", "SCH-085")
 @pytest.mark.parametrize("trigger", ["preflight", "activity"])
 def test_an_owner_that_could_not_start_recomputes_at_the_next_trigger(host, agent, trigger):
-    resumed = resumed_without_an_owner(host, agent)
+    resumed, schedule_id = resumed_without_an_owner(host, agent)
     host.advance(DAY_S)
     assert dispatches(resumed.events()) == [], readme(
         "SCH-085", "no delivery, and no private retry, while nothing triggers the owner "
         "after its run could not start", dispatches(resumed.events()))
     if trigger == "preflight":
         listed = resumed.call_tool("schedule_list", {}).value
-        assert [(v["id"], v["state"]) for v in listed] == [("schedule-1", "overdue")], readme(
+        assert [(v["id"], v["state"]) for v in listed] == [(schedule_id, "overdue")], readme(
             "SCH-035", "the undelivered record to be listed as overdue", listed)
     else:
         resumed.prompt("hello")  # the agent becoming idle after a turn is activity
-    expected = [reminder("schedule-1", "2026-01-01T00:01:00.000Z", "Stretch")]
+    expected = [reminder(schedule_id, "2026-01-01T00:01:00.000Z", "Stretch")]
     sentence = "SCH-037" if trigger == "preflight" else "SCH-085"
     assert reminder_texts(resumed.events()) == expected, readme(
         sentence, f"the {trigger} to make the owner recompute and deliver the overdue "
         "reminder once", reminder_texts(resumed.events()))
-    assert [d["id"] for d in dispatches(resumed.events())] == ["schedule-1"], readme(
+    assert [d["id"] for d in dispatches(resumed.events())] == [schedule_id], readme(
         "SCH-049", "one dispatch of the delivered one-shot", dispatches(resumed.events()))
 
 
@@ -98,7 +105,7 @@ def test_an_owner_that_could_not_start_is_a_warning_not_a_veto(host):
 def test_a_follow_up_that_cannot_be_built_writes_no_dispatch_until_a_later_preflight(
     host, agent
 ):
-    agent.call_tool("schedule_create", {"prompt": "Stretch", "after_seconds": 60})
+    schedule_id = create(agent, "Stretch")
     host.faults.fail_followup_messages()
     host.advance(60)
     host.advance(DAY_S)
@@ -108,26 +115,26 @@ def test_a_follow_up_that_cannot_be_built_writes_no_dispatch_until_a_later_prefl
     assert reminder_texts(agent.events()) == [], readme(
         "SCH-056", "no reminder message when it cannot be built", reminder_texts(agent.events()))
     listed = agent.call_tool("schedule_list", {}).value
-    assert [(v["id"], v["state"]) for v in listed] == [("schedule-1", "overdue")], readme(
+    assert [(v["id"], v["state"]) for v in listed] == [(schedule_id, "overdue")], readme(
         "SCH-085", "the record to stay active (listed overdue) after the framing failure",
         listed)
-    expected = [reminder("schedule-1", "2026-01-01T00:01:00.000Z", "Stretch")]
+    expected = [reminder(schedule_id, "2026-01-01T00:01:00.000Z", "Stretch")]
     assert reminder_texts(agent.events()) == expected, readme(
         "SCH-085", "the successful list preflight to trigger recomputation and deliver the "
         "reminder once", reminder_texts(agent.events()))
-    assert [d["id"] for d in dispatches(agent.events())] == ["schedule-1"], readme(
+    assert [d["id"] for d in dispatches(agent.events())] == [schedule_id], readme(
         "SCH-085", "one dispatch after the recomputation", dispatches(agent.events()))
 
 
 @pytest.mark.spec("SCH-056", "SCH-057")
 def test_a_follow_up_that_cannot_be_built_does_not_fault_the_owner(host, agent):
-    agent.call_tool("schedule_create", {"prompt": "First", "after_seconds": 60})
+    first = create(agent, "First")
     host.faults.fail_followup_messages()
     host.advance(60)
-    agent.call_tool("schedule_delete", {"id": "schedule-1"})
-    agent.call_tool("schedule_create", {"prompt": "Second", "after_seconds": 60})
+    agent.call_tool("schedule_delete", {"id": first})
+    second = create(agent, "Second")
     host.advance(60)
-    expected = [reminder("schedule-2", "2026-01-01T00:02:00.000Z", "Second")]
+    expected = [reminder(second, "2026-01-01T00:02:00.000Z", "Second")]
     assert reminder_texts(agent.events()) == expected, readme(
         "SCH-056, SCH-057", "the owner to keep delivering later reminders on time after a "
         "framing failure (only an append failure faults it)", reminder_texts(agent.events()))
