@@ -13,7 +13,7 @@ import InvariantRegistry from '@deepseek-ai/dsh-invariants'
 
 import { dropTimers, realTimeout, setIoBusy, settle } from './lib/clock.mjs'
 import { BridgeError } from './lib/errors.mjs'
-import { Faults } from './lib/faults.mjs'
+import { Faults, installPluginCallFaults } from './lib/faults.mjs'
 import { DurableStore, hostSessionStore, memoryPersistence } from './lib/persistence.mjs'
 import { ScriptedAdapter } from './lib/model.mjs'
 import { loadPluginPackages } from './lib/packages.mjs'
@@ -113,6 +113,7 @@ const escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 const PLUGIN_FILES = new RegExp(
   `[\\\\/]node_modules[\\\\/](?:${[...PLUGIN_PACKAGES].map((name) => escapeRegExp(name).replace('/', '[\\\\/]')).join('|')})[\\\\/]`,
 )
+installPluginCallFaults({ current: () => currentProcess, pluginFiles: PLUGIN_FILES, agentRegistry: AgentRegistry })
 function readByPlugin() {
   // frames: Error, readByPlugin, readFault, the patched read, its caller
   const caller = (new Error().stack ?? '').split('\n')[4] ?? ''
@@ -320,13 +321,16 @@ class Process {
     this.sessions = null
     this.loadErrors = null
     this.flushesInFlight = 0
+    /** A plugin is loading now (zone-lookup faults apply only then). */
+    this.loading = false
   }
 
   async start() {
     const { ctx, host } = this
     const proc = this
     const offered = (service) => !host.withhold.has(service)
-    ctx.logger.exporter({ export: (message) => proc.log(message) })
+    // Cordis exports only up to its default level (info) unless told: warnings too.
+    ctx.logger.exporter({ levels: { default: 2 }, export: (message) => proc.log(message) })
     const Store = hostSessionStore(this)
     // Capture the live store instance for the append-fault seam.
     class CapturedStore extends Store {
@@ -394,13 +398,17 @@ class Process {
     }
     // Apply errors (a refused config) reject the fiber; cordis also logs them.
     this.loadErrors = []
-    const fiber = this.ctx.plugin(plugin, structuredClone(config))
+    this.loading = true
+    let fiber
     let failure
     try {
+      fiber = this.ctx.plugin(plugin, structuredClone(config))
       await drive(Promise.resolve(fiber))
     } catch (error) {
-      if (error instanceof BridgeError) throw error
+      if (error instanceof BridgeError || fiber === undefined) throw error
       failure = describe(error)
+    } finally {
+      this.loading = false
     }
     const logged = this.loadErrors
     this.loadErrors = null

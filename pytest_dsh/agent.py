@@ -143,6 +143,14 @@ class FakeAgent:
     # -- contract: operations ---------------------------------------------------
 
     def followup(self, message: UserMessage) -> None:
+        # A plugin's follow-up: the host builds its message from the plugin's
+        # input before queueing it, and a planned fault fails that build.
+        self._process.faults.check_followup_message()
+        self.queue_followup(message)
+
+    def queue_followup(self, message: UserMessage) -> None:
+        """Queue ``message`` as the host's own follow-up (a driver prompt): no
+        plugin builds it, so message-construction faults do not apply."""
         _check_message(message)
         if not self._live:
             raise RuntimeError(f"agent {self._id!r} is not live")

@@ -356,7 +356,7 @@ class PythonAgentDriver:
         return self._host.host.run_to_completion(call)
 
     def prompt(self, text: str) -> None:
-        self.agent.followup(
+        self.agent.queue_followup(
             {"content": [{"type": "text", "text": text}], "source": {"kind": "user"}}
         )
         self._host.run_until_idle()

@@ -19,7 +19,9 @@ import copy
 import dataclasses
 import inspect
 import itertools
+import sys
 from collections.abc import Coroutine, Mapping, Sequence
+from types import FrameType
 from typing import Any, TypeVar, final
 
 import pluggy
@@ -58,6 +60,7 @@ from pytest_dsh.persistence import (
 from pytest_dsh.session import FakeSession
 from pytest_dsh.tools import AbortSignal
 from pytest_dsh.trace import HostTrace
+from pytest_dsh.tzdb import guarded_lookups
 from pytest_dsh.virtual_loop import RunawayError, VirtualEventLoop, count_growth
 
 __all__ = ["FakeHost", "HostProcess"]
@@ -101,6 +104,9 @@ class HostProcess:
         self.invariants: list[tuple[str, InvariantChecker]] = []
         self.maintenance_claims = 0
         self.alive = True
+        #: Top-level packages of the loaded plugins: whose code a task start is.
+        self.plugin_packages: set[str] = set()
+        self.loop.set_task_factory(self._start_task)
         withheld = host.withheld_services
         self.services = HostServices(
             clock=self.clock,
@@ -115,6 +121,30 @@ class HostProcess:
 
     def record_error(self, message: str) -> None:
         self.host.errors.append(message)
+
+    # -- background starts (the fault plan's start seam) -------------------------------
+
+    def _start_task(
+        self, loop: asyncio.AbstractEventLoop, coro: Any, context: Any = None
+    ) -> asyncio.Task[Any]:
+        if self.faults.plans("start") and self._started_by_plugin():
+            try:
+                self.faults.check_background_start()
+            except RuntimeError:
+                coro.close()  # never started, so never awaited
+                raise
+        return asyncio.Task(coro, loop=loop, context=context)
+
+    def _started_by_plugin(self) -> bool:
+        """The code that asked for the task (past asyncio's own frames) is a
+        loaded plugin's: the host's own tasks never count."""
+        frame: FrameType | None = sys._getframe(2)  # past _start_task and create_task
+        while frame is not None and str(frame.f_globals.get("__name__", "")).startswith("asyncio"):
+            frame = frame.f_back
+        if frame is None:
+            return False
+        module = str(frame.f_globals.get("__name__", ""))
+        return module.partition(".")[0] in self.plugin_packages
 
     # -- SessionsService --------------------------------------------------------
 
@@ -311,14 +341,23 @@ class FakeHost:
                 f"plugin {name!r} requires {', '.join(missing)}, which this host does not provide"
             )
         try:
-            plugin = factory.load(process.services, copy.deepcopy(config))
+            # Zone lookups a plugin makes while it loads are what a zone fault fails.
+            with guarded_lookups(process.faults.check_zone_lookup):
+                plugin = factory.load(process.services, copy.deepcopy(config))
         except PluginConfigError as exc:
             raise PluginLoadError(name, str(exc)) from exc
-        except (TypeError, ValueError, RecursionError, InvariantViolationError) as exc:
-            # An invariant that rejects a live session refuses to load, too.
+        except (
+            TypeError, ValueError, LookupError, RecursionError, InvariantViolationError
+        ) as exc:
+            # An invariant that rejects a live session refuses to load, too, as
+            # does a zone lookup the host failed (pytest_dsh.tzdb.ZoneLookupError).
             raise PluginLoadError(name, str(exc)) from exc
         process.pm.register(plugin, name=name)
         process.plugins[name] = plugin
+        for module in (type(factory).__module__, type(plugin).__module__):
+            package = module.partition(".")[0]
+            if package != "pytest_dsh":
+                process.plugin_packages.add(package)
 
     def unload_plugin(self, name: str) -> None:
         plugin = self._process.plugins.pop(name, None)

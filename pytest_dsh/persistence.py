@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, final
 
 from pytest_dsh.contract import AppendRejectedError, SessionEvent, SessionHeader
+from pytest_dsh.tzdb import ZoneLookupError
 
 __all__ = [
     "Durability",
@@ -146,6 +147,26 @@ class FaultPlan:
         reads are unaffected)."""
         self._windows.append(_Window("events", "rejected", _positive(first), _count(count)))
 
+    def fail_background_starts(self, *, first: int = 1, count: int | None = 1) -> None:
+        """Make the host refuse to start a plugin's background run: a task a
+        plugin creates on the fake host's loop, ``ctx.agents.withoutInitiator``
+        on the bridge (how the official Schedule starts each owner run). The
+        start raises synchronously and the run never begins."""
+        self._windows.append(_Window("start", "rejected", _positive(first), _count(count)))
+
+    def fail_followup_messages(self, *, first: int = 1, count: int | None = 1) -> None:
+        """Make building a plugin's follow-up message raise, before it is
+        offered to ``agent.followup`` (which never sees it, so
+        :meth:`fail_followups` does not count it): nothing is queued."""
+        self._windows.append(_Window("message", "rejected", _positive(first), _count(count)))
+
+    def fail_zone_lookups(self, *, first: int = 1, count: int | None = 1) -> None:
+        """Make a plugin's time-zone lookups raise while the host loads it
+        (``pytest_dsh.tzdb`` lookups on the fake host, ``Intl.DateTimeFormat``
+        construction on the bridge). Lookups outside a load are never faulted
+        nor counted."""
+        self._windows.append(_Window("zone", "rejected", _positive(first), _count(count)))
+
     def clear(self) -> None:
         """Forget every planned fault (hung flushes stay hung until released)."""
         self._windows.clear()
@@ -238,6 +259,22 @@ class FaultPlan:
             if window.kind == kind:
                 failed = window.claims() or failed
         return failed
+
+    def plans(self, kind: str) -> bool:
+        """Any planned window of ``kind`` (a cheap test before a costly caller check)."""
+        return any(window.kind == kind for window in self._windows)
+
+    def check_background_start(self) -> None:
+        if self._read_fails("start"):
+            raise RuntimeError("background start refused by the fault plan")
+
+    def check_followup_message(self) -> None:
+        if self._read_fails("message"):
+            raise RuntimeError("follow-up message construction failed (fault plan)")
+
+    def check_zone_lookup(self) -> None:
+        if self._read_fails("zone"):
+            raise ZoneLookupError("zone lookup failed (fault plan)")
 
     def check_clock_read(self) -> None:
         if self._read_fails("clock"):

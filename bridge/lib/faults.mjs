@@ -102,3 +102,74 @@ export class Faults {
     return released.length
   }
 }
+
+// -- seams a plugin's own calls run into ---------------------------------------
+
+/** The bridge folder: stack frames of its own files (not its node_modules) are the host's. */
+const BRIDGE_URL = new URL('..', import.meta.url).href
+const isOwnFrame = (line) => line.includes(BRIDGE_URL) && !line.includes('/node_modules/')
+const CORDIS_FRAMES = /[\\/]node_modules[\\/]@deepseek-ai[\\/]cordis[\\/]/
+const LLM_FRAMES = /[\\/]node_modules[\\/]@deepseek-ai[\\/]dsh-llm[\\/]/
+
+/** The first stack frame below the bridge's own and past those `passed` matches. */
+function callerPast(passed) {
+  const frames = (new Error().stack ?? '').split('\n').slice(1).filter((line) => !isOwnFrame(line))
+  let index = 0
+  while (index < frames.length && passed !== null && passed.test(frames[index])) index++
+  return { passed: index, caller: frames[index] ?? '' }
+}
+
+/**
+ * Install the fault plan's start, message and zone seams (pytest_dsh
+ * FaultPlan.fail_background_starts, fail_followup_messages, fail_zone_lookups).
+ * `current()` is the live process ({alive, loading, faults}) or null;
+ * `pluginFiles` matches a stack line of plugin code; `agentRegistry` is the
+ * agents service class whose `withoutInitiator` starts a background run.
+ */
+export function installPluginCallFaults({ current, pluginFiles, agentRegistry }) {
+  const planned = (kind) => {
+    const proc = current()
+    return proc?.alive === true && proc.faults.plans(kind) ? proc : null
+  }
+
+  // A background run a plugin starts (the official Schedule starts each owner run so).
+  const { withoutInitiator } = agentRegistry.prototype
+  agentRegistry.prototype.withoutInitiator = function withoutInitiatorWithFaults(operation) {
+    const proc = planned('start')
+    if (proc !== null && pluginFiles.test(callerPast(CORDIS_FRAMES).caller) && proc.faults.readFails('start')) {
+      throw new Error('background start refused by the fault plan')
+    }
+    return withoutInitiator.call(this, operation)
+  }
+
+  // A message a plugin builds with dsh-llm's createUserMessage draws its id
+  // here; failing that fails the build, before followup() ever sees it.
+  const randomUUID = globalThis.crypto.randomUUID
+  globalThis.crypto.randomUUID = function randomUUIDWithFaults() {
+    const proc = planned('message')
+    if (proc !== null) {
+      const { passed, caller } = callerPast(LLM_FRAMES)
+      if (passed > 0 && pluginFiles.test(caller) && proc.faults.readFails('message')) {
+        throw new Error('follow-up message construction failed (fault plan)')
+      }
+    }
+    return randomUUID.call(this)
+  }
+
+  // A zone lookup a plugin makes while it loads: building an Intl formatter.
+  const lookupFails = () => {
+    const proc = planned('zone')
+    return proc !== null && proc.loading === true && pluginFiles.test(callerPast(null).caller) &&
+      proc.faults.readFails('zone')
+  }
+  Intl.DateTimeFormat = new Proxy(Intl.DateTimeFormat, {
+    construct(target, args, newTarget) {
+      if (lookupFails()) throw new RangeError('zone lookup failed (fault plan)')
+      return Reflect.construct(target, args, newTarget)
+    },
+    apply(target, thisArg, args) {
+      if (lookupFails()) throw new RangeError('zone lookup failed (fault plan)')
+      return Reflect.apply(target, thisArg, args)
+    },
+  })
+}

@@ -104,8 +104,15 @@ class LiveOwner:
         self._requested = True
         if self._run is not None:
             return
-        self._run = asyncio.get_running_loop().create_task(self._run_requested())
-        self._run.add_done_callback(self._retire)
+        try:
+            run = asyncio.get_running_loop().create_task(self._run_requested())
+        except Exception as exc:
+            # The host refused to start the run: the request stays pending and
+            # the next trigger starts it.
+            self._warn(f"could not start runtime: {exc}")
+            return
+        self._run = run
+        run.add_done_callback(self._retire)
 
     async def _run_requested(self) -> None:
         while self._requested and not self._stopping and not self._faulted:

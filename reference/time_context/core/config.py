@@ -147,4 +147,9 @@ def parse_config(
     interval = validate_refresh_interval(config.get("refreshIntervalMs"))
     zone_value = config.get("timeZone")
     zone_key = process_zone() if zone_value is None else validate_time_zone(zone_value)
+    try:
+        pinned_zone(zone_key)  # the zone's rules are resolved once, here, at load
+    except LookupError as exc:
+        message = SYSTEM_ZONE_MESSAGE if zone_value is None else invalid_zone_message(zone_value)
+        raise TimeContextConfigError(message) from exc
     return TimeContextSettings(zone_key=zone_key, refresh_interval_ms=interval)

@@ -1,0 +1,140 @@
+"""The live owner under host faults that strike outside any tool call: its run
+cannot be started, or its follow-up message cannot be built.
+
+README: every successful management preflight asks the live owner to
+recompute (SCH-037); framing or synchronous follow-up failure writes no
+dispatch (SCH-056); a contained framing/enqueue failure leaves the record
+active and starts no private retry timer, and later agent activity or a
+successful Schedule preflight triggers recomputation (SCH-085). What the host
+sees when the owner cannot start at all is left open and pinned to the
+official build (SCH-OWNER-START-FAILURE).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from dsh_conformance.expect import pinned, readme
+from dsh_conformance.schedule.session_logs import (
+    dispatches,
+    flushes_of,
+    one_shot_framing,
+    reminder_texts,
+)
+
+pytestmark = [pytest.mark.dsh_requires("schedule")]
+
+DAY_S = 24 * 3600
+TOOLS = ["schedule_create", "schedule_list", "schedule_delete"]
+
+
+def reminder(schedule_id, occurrence_at, prompt):
+    return one_shot_framing(json.dumps(schedule_id), occurrence_at, json.dumps(prompt))
+
+
+def create(agent, prompt, after_seconds=60):
+    """Create a one-shot; its id (the README does not fix the id's spelling)."""
+    return agent.call_tool(
+        "schedule_create", {"prompt": prompt, "after_seconds": after_seconds}
+    ).value["id"]
+
+
+def resumed_without_an_owner(host, agent):
+    """Leave a durable one-shot overdue in a cold session, then resume it while
+    the host refuses to start the owner's run: (the resumed agent, the id)."""
+    schedule_id = create(agent, "Stretch")
+    host.crash()
+    host.advance(120)
+    host.faults.fail_background_starts()
+    resumed = host.resume(agent.session_id)
+    host.faults.clear()
+    return resumed, schedule_id
+
+
+# -- the owner's run cannot start --------------------------------------------------------
+
+
+@pytest.mark.spec("SCH-037", "SCH-085")
+@pytest.mark.parametrize("trigger", ["preflight", "activity"])
+def test_an_owner_that_could_not_start_recomputes_at_the_next_trigger(host, agent, trigger):
+    resumed, schedule_id = resumed_without_an_owner(host, agent)
+    host.advance(DAY_S)
+    assert dispatches(resumed.events()) == [], readme(
+        "SCH-085", "no delivery, and no private retry, while nothing triggers the owner "
+        "after its run could not start", dispatches(resumed.events()))
+    if trigger == "preflight":
+        listed = resumed.call_tool("schedule_list", {}).value
+        assert [(v["id"], v["state"]) for v in listed] == [(schedule_id, "overdue")], readme(
+            "SCH-035", "the undelivered record to be listed as overdue", listed)
+    else:
+        resumed.prompt("hello")  # the agent becoming idle after a turn is activity
+    expected = [reminder(schedule_id, "2026-01-01T00:01:00.000Z", "Stretch")]
+    sentence = "SCH-037" if trigger == "preflight" else "SCH-085"
+    assert reminder_texts(resumed.events()) == expected, readme(
+        sentence, f"the {trigger} to make the owner recompute and deliver the overdue "
+        "reminder once", reminder_texts(resumed.events()))
+    assert [d["id"] for d in dispatches(resumed.events())] == [schedule_id], readme(
+        "SCH-049", "one dispatch of the delivered one-shot", dispatches(resumed.events()))
+
+
+@pytest.mark.compat("SCH-OWNER-START-FAILURE")
+@pytest.mark.spec("SCH-006")
+def test_an_owner_that_could_not_start_is_a_warning_not_a_veto(host):
+    warned = len(host.warnings)
+    host.faults.fail_background_starts()
+    agent = host.create_agent()
+    assert (agent.is_live, agent.tool_names()) == (True, TOOLS), pinned(
+        "SCH-OWNER-START-FAILURE", "the agent published with its three tools although its "
+        "owner could not start", (agent.is_live, agent.tool_names()))
+    assert flushes_of(host, agent.session_id) == [], pinned(
+        "SCH-OWNER-START-FAILURE", "no preflight flush from an owner that never started",
+        flushes_of(host, agent.session_id))
+    new = host.warnings[warned:]
+    assert len(new) == 1 and agent.id in new[0], pinned(
+        "SCH-OWNER-START-FAILURE", f"one host warning naming the agent {agent.id!r}", new)
+    assert host.errors == [], pinned(
+        "SCH-OWNER-START-FAILURE", "a warning, not a host error", host.errors)
+
+
+# -- the follow-up message cannot be built -------------------------------------------------
+
+
+@pytest.mark.spec("SCH-056", "SCH-085")
+def test_a_follow_up_that_cannot_be_built_writes_no_dispatch_until_a_later_preflight(
+    host, agent
+):
+    schedule_id = create(agent, "Stretch")
+    host.faults.fail_followup_messages()
+    host.advance(60)
+    host.advance(DAY_S)
+    assert dispatches(agent.events()) == [], readme(
+        "SCH-056", "no dispatch when the reminder's follow-up message cannot be built",
+        dispatches(agent.events()))
+    assert reminder_texts(agent.events()) == [], readme(
+        "SCH-056", "no reminder message when it cannot be built", reminder_texts(agent.events()))
+    listed = agent.call_tool("schedule_list", {}).value
+    assert [(v["id"], v["state"]) for v in listed] == [(schedule_id, "overdue")], readme(
+        "SCH-085", "the record to stay active (listed overdue) after the framing failure",
+        listed)
+    expected = [reminder(schedule_id, "2026-01-01T00:01:00.000Z", "Stretch")]
+    assert reminder_texts(agent.events()) == expected, readme(
+        "SCH-085", "the successful list preflight to trigger recomputation and deliver the "
+        "reminder once", reminder_texts(agent.events()))
+    assert [d["id"] for d in dispatches(agent.events())] == [schedule_id], readme(
+        "SCH-085", "one dispatch after the recomputation", dispatches(agent.events()))
+
+
+@pytest.mark.spec("SCH-056", "SCH-057")
+def test_a_follow_up_that_cannot_be_built_does_not_fault_the_owner(host, agent):
+    first = create(agent, "First")
+    host.faults.fail_followup_messages()
+    host.advance(60)
+    agent.call_tool("schedule_delete", {"id": first})
+    second = create(agent, "Second")
+    host.advance(60)
+    expected = [reminder(second, "2026-01-01T00:02:00.000Z", "Second")]
+    assert reminder_texts(agent.events()) == expected, readme(
+        "SCH-056, SCH-057", "the owner to keep delivering later reminders on time after a "
+        "framing failure (only an append failure faults it)", reminder_texts(agent.events()))
