@@ -360,6 +360,13 @@ class Process {
       }
       return next()
     })
+    // Ordinary probes: one listener before any plugin's, not prepended, so
+    // they run after every prepended listener and before every plugin
+    // listener registered later, in the order they were added.
+    ctx.on('agent/pre-step', (payload, next) => {
+      for (const probe of host.probes) if (probe.order === 'ordinary') proc.runProbe(probe, payload)
+      return next()
+    })
     await settle()
   }
 
@@ -443,31 +450,37 @@ class Process {
     await drive(fiber.dispose())
   }
 
+  /** A last probe: a listener registered now, after the plugins loaded so far. */
   addProbe(probe) {
-    const host = this.host
-    this.ctx.on('agent/pre-step', ({ agent, turn, step, signal }, next) => {
-      const record = host.recordForAgent(agent)
-      host.probeCalls.push({
-        probe: probe.id,
-        agent_id: record?.agent.id ?? agent.id,
-        turn,
-        step,
-        aborted: signal.aborted,
-        log_length: agent.session.events.length,
-      })
-      const selected = probe.only === null || (probe.only[0] === turn && probe.only[1] === step)
-      if (selected && probe.mode === 'raise') {
-        throw new Error(`pre-step probe failed turn ${turn} step ${step}`)
-      }
-      if (selected && probe.mode === 'abort') {
-        // A pre-step the driver reached directly has no turn to cancel: abort
-        // its own signal, as the Python host's probe does.
-        const direct = host.directPreSteps.get(signal)
-        if (direct !== undefined) direct.abort()
-        else agent.cancel({ kind: 'hook', reason: 'pre-step probe' }, { keepInbox: true })
-      }
+    if (probe.order === 'ordinary') return // the listener registered at start runs it
+    this.ctx.on('agent/pre-step', (payload, next) => {
+      this.runProbe(probe, payload)
       return next()
     })
+  }
+
+  runProbe(probe, { agent, turn, step, signal }) {
+    const host = this.host
+    const record = host.recordForAgent(agent)
+    host.probeCalls.push({
+      probe: probe.id,
+      agent_id: record?.agent.id ?? agent.id,
+      turn,
+      step,
+      aborted: signal.aborted,
+      log_length: agent.session.events.length,
+    })
+    const selected = probe.only === null || (probe.only[0] === turn && probe.only[1] === step)
+    if (selected && probe.mode === 'raise') {
+      throw new Error(`pre-step probe failed turn ${turn} step ${step}`)
+    }
+    if (selected && probe.mode === 'abort') {
+      // A pre-step the driver reached directly has no turn to cancel: abort
+      // its own signal, as the Python host's probe does.
+      const direct = host.directPreSteps.get(signal)
+      if (direct !== undefined) direct.abort()
+      else agent.cancel({ kind: 'hook', reason: 'pre-step probe' }, { keepInbox: true })
+    }
   }
 }
 
@@ -757,8 +770,11 @@ export class Host {
     await settle()
   }
 
-  addProbe(mode, only) {
-    const probe = { id: this.probes.length, mode, only: only ?? null }
+  addProbe(mode, only, order = 'last') {
+    if (order !== 'last' && order !== 'ordinary') {
+      throw new BridgeError('ValueError', `order must be 'last' or 'ordinary', not ${JSON.stringify(order)}`)
+    }
+    const probe = { id: this.probes.length, mode, only: only ?? null, order }
     this.probes.push(probe)
     this.proc.addProbe(probe)
     return probe.id

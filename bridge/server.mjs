@@ -132,8 +132,8 @@ const ops = {
   async durable_events({ session_id }) {
     return requireHost().store.load(session_id).events
   },
-  async add_probe({ mode, only }) {
-    return requireHost().addProbe(mode, only)
+  async add_probe({ mode, only, order }) {
+    return requireHost().addProbe(mode, only, order ?? 'last')
   },
   async release_hung({ outcome, count }) {
     const released = requireHost().faults.releaseHung(outcome ?? 'durable', count ?? Infinity)

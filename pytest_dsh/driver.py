@@ -57,6 +57,8 @@ __all__ = [
 ]
 
 ProbeMode = Literal["record", "raise", "abort"]
+#: Where a probe sits among the pre-step listeners (docs/fake-host.md).
+ProbeOrder = Literal["last", "ordinary"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,15 +74,19 @@ class ProbeCall:
 
 @dataclass(slots=True)
 class PreStepProbe:
-    """A test listener on the pre-step hook, registered after the plugins.
+    """A test listener on the pre-step hook.
 
     ``mode`` ``"raise"`` fails the step, ``"abort"`` aborts its signal; ``only``
     limits that to one ``(turn, step)``. ``calls`` records every call.
+    ``order`` ``"last"`` runs after every plugin listener; ``"ordinary"`` runs
+    after the plugins' first-in-order (prepended) listeners and before their
+    ordinary ones, whenever the plugins load.
     """
 
     mode: ProbeMode = "record"
     only: tuple[int, int] | None = None
     calls: list[ProbeCall] = field(default_factory=list)
+    order: ProbeOrder = "last"
 
 
 class AgentDriver(Protocol):
@@ -202,8 +208,13 @@ class HostDriver(Protocol):
         """The host flushes ``agent``'s session itself (as its persistence does
         between turns); the fault plan applies. True when durable."""
     def add_pre_step_probe(
-        self, mode: ProbeMode = "record", *, only: tuple[int, int] | None = None
-    ) -> PreStepProbe: ...
+        self,
+        mode: ProbeMode = "record",
+        *,
+        only: tuple[int, int] | None = None,
+        order: ProbeOrder = "last",
+    ) -> PreStepProbe:
+        """A test listener on the pre-step hook (see :class:`PreStepProbe`)."""
     def start_trace(self) -> None:
         """Record, in order, what the host does from now on (pytest_dsh.trace)."""
     def trace(self) -> list[TraceEntry]:
@@ -448,6 +459,20 @@ class PythonAgentDriver:
         return self.agent.counters()
 
 
+def _run_probe(
+    probe: PreStepProbe, agent: FakeAgent, turn: int, step: int, signal: Signal
+) -> None:
+    probe.calls.append(
+        ProbeCall(agent.id, turn, step, signal.aborted, len(agent.session.log))
+    )
+    if probe.only is not None and probe.only != (turn, step):
+        return
+    if probe.mode == "raise":
+        raise RuntimeError(f"pre-step probe failed turn {turn} step {step}")
+    if probe.mode == "abort" and isinstance(signal, AbortSignal):
+        signal.abort()
+
+
 class _ProbePlugin:
     def __init__(self, probe: PreStepProbe) -> None:
         self.probe = probe
@@ -455,16 +480,18 @@ class _ProbePlugin:
     # trylast: a probe stands for "a later listener", after every plugin's.
     @hookimpl(trylast=True)
     def dsh_pre_step(self, agent: FakeAgent, turn: int, step: int, signal: Signal) -> None:
-        probe = self.probe
-        probe.calls.append(
-            ProbeCall(agent.id, turn, step, signal.aborted, len(agent.session.log))
-        )
-        if probe.only is not None and probe.only != (turn, step):
-            return
-        if probe.mode == "raise":
-            raise RuntimeError(f"pre-step probe failed turn {turn} step {step}")
-        if probe.mode == "abort" and isinstance(signal, AbortSignal):
-            signal.abort()
+        _run_probe(self.probe, agent, turn, step, signal)
+
+
+class _OrdinaryProbePlugin:
+    def __init__(self, probe: PreStepProbe) -> None:
+        self.probe = probe
+
+    # Unmarked: after every tryfirst listener; kept the latest registration
+    # (pluggy calls later ones first), so before every plugin's unmarked one.
+    @hookimpl
+    def dsh_pre_step(self, agent: FakeAgent, turn: int, step: int, signal: Signal) -> None:
+        _run_probe(self.probe, agent, turn, step, signal)
 
 
 @final
@@ -484,6 +511,7 @@ class PythonHostDriver:
         self.implementation_version = version
         self.host = FakeHost(plugins, start_ms=start_ms, withhold=withhold)
         self._probes: list[PreStepProbe] = []
+        self._ordinary_probes: list[_OrdinaryProbePlugin] = []
 
     @property
     def now_ms(self) -> int:
@@ -507,6 +535,17 @@ class PythonHostDriver:
 
     def load_plugin(self, name: str, config: Mapping[str, Any] | None = None) -> None:
         self.host.load_plugin(name, config)
+        self._keep_ordinary_probes_latest()
+
+    def _keep_ordinary_probes_latest(self) -> None:
+        """Register the ordinary probes again after every plugin: pluggy calls
+        later registrations first, and in reverse so the first added runs first."""
+        pm = self.host.process.pm
+        for plugin in self._ordinary_probes:
+            if pm.is_registered(plugin):
+                pm.unregister(plugin)
+        for plugin in reversed(self._ordinary_probes):
+            pm.register(plugin)
 
     def unload_plugin(self, name: str) -> None:
         self.host.unload_plugin(name)
@@ -574,7 +613,9 @@ class PythonHostDriver:
     def crash(self) -> None:
         self.host.crash()
         for probe in self._probes:
-            self.host.process.pm.register(_ProbePlugin(probe))
+            if probe.order == "last":
+                self.host.process.pm.register(_ProbePlugin(probe))
+        self._keep_ordinary_probes_latest()
 
     def durable_events(self, session_id: str) -> list[SessionEvent]:
         return self.host.durable_events(session_id)
@@ -585,11 +626,21 @@ class PythonHostDriver:
         return self.host.flush_session(agent.agent)
 
     def add_pre_step_probe(
-        self, mode: ProbeMode = "record", *, only: tuple[int, int] | None = None
+        self,
+        mode: ProbeMode = "record",
+        *,
+        only: tuple[int, int] | None = None,
+        order: ProbeOrder = "last",
     ) -> PreStepProbe:
-        probe = PreStepProbe(mode, only)
+        if order not in ("last", "ordinary"):
+            raise ValueError(f"order must be 'last' or 'ordinary', not {order!r}")
+        probe = PreStepProbe(mode, only, order=order)
         self._probes.append(probe)
-        self.host.process.pm.register(_ProbePlugin(probe))
+        if order == "ordinary":
+            self._ordinary_probes.append(_OrdinaryProbePlugin(probe))
+            self._keep_ordinary_probes_latest()
+        else:
+            self.host.process.pm.register(_ProbePlugin(probe))
         return probe
 
     def start_trace(self) -> None:

@@ -63,8 +63,12 @@ def one_reading(dsh_host, wall_ms: int) -> tuple[dict[str, str], list[str]]:
     agent = dsh_host.create_agent()
     dsh_host.set_wall_clock(wall_ms)
     run_turn(dsh_host, agent)
-    [reading] = [parse_reading(text) for text in reading_texts(agent.events())]
-    return reading, turn_ends(agent)
+    texts, ends = reading_texts(agent.events()), turn_ends(agent)
+    # A missing reading is a failure to report, not a crash of the test.
+    assert len(texts) == 1, readme(
+        "TC-013", "exactly one reading for the turn's one step at this wall clock",
+        {"readings": texts, "turn ends": ends})
+    return parse_reading(texts[0]), ends
 
 
 @pytest.mark.spec("TC-013", "TC-034", "TC-036")

@@ -108,6 +108,35 @@ def test_the_listener_runs_before_listeners_registered_earlier_or_later(dsh_host
             "already sees the step's reading (per step)", sees)
 
 
+@pytest.mark.spec("TC-015", "TC-026")
+@pytest.mark.parametrize("added", ["before-loading", "after-loading"])
+def test_the_listener_runs_before_an_ordinary_listener(dsh_host, added):
+    # An ordinary probe runs after prepended listeners and before ordinary
+    # ones (docs/fake-host.md): only a prepended listener has acted by then.
+    if added == "before-loading":
+        probe = dsh_host.add_pre_step_probe("raise", only=(1, 2), order="ordinary")
+        dsh_host.load_plugin("time-context", UTC_CONFIG)
+    else:
+        dsh_host.load_plugin("time-context", UTC_CONFIG)
+        probe = dsh_host.add_pre_step_probe("raise", only=(1, 2), order="ordinary")
+    agent = dsh_host.create_agent()
+    run_turn(dsh_host, agent, 0)
+    calls = [(call.turn, call.step) for call in probe.calls]
+    assert calls == [(1, 1), (1, 2)], readme(
+        "TC-015", "the ordinary pre-step listener to be called for (1,1) and (1,2)", calls)
+    readings = reading_events(agent.events())
+    seen = [sum(reading["seq"] < call.log_length for reading in readings)
+            for call in probe.calls]
+    assert seen == [1, 2], readme(
+        "TC-015", "the prepended listener to run first: an ordinary listener called for "
+        "step 1, then step 2, already sees that step's reading (readings in the log: 1, 2)",
+        seen)
+    kinds = types_of(agent.events())[-2:]
+    assert kinds == ["user/message", "turn/end"] and is_reading(agent.events()[-2]), readme(
+        "TC-026", "the step-2 reading to stay when the ordinary listener fails the attempt",
+        kinds)
+
+
 @pytest.mark.spec("TC-016")
 def test_an_append_the_host_refuses_fails_the_turn_before_step_start(dsh_host):
     dsh_host.load_plugin("time-context", UTC_CONFIG)

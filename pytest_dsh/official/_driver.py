@@ -30,7 +30,7 @@ from pytest_dsh.contract import (
     SessionEvent,
     SessionHeader,
 )
-from pytest_dsh.driver import AgentDriver, PreStepProbe, ProbeCall, ProbeMode
+from pytest_dsh.driver import AgentDriver, PreStepProbe, ProbeCall, ProbeMode, ProbeOrder
 from pytest_dsh.errors import HostStuckError, PluginLoadError, UnknownPluginError
 from pytest_dsh.json_limits import json_value_problem
 from pytest_dsh.model import ModelReply
@@ -494,11 +494,19 @@ class BridgeHostDriver:
         return bool(self._call("flush_session", agent=agent.handle))
 
     def add_pre_step_probe(
-        self, mode: ProbeMode = "record", *, only: tuple[int, int] | None = None
+        self,
+        mode: ProbeMode = "record",
+        *,
+        only: tuple[int, int] | None = None,
+        order: ProbeOrder = "last",
     ) -> PreStepProbe:
-        probe = PreStepProbe(mode, only)
+        if order not in ("last", "ordinary"):
+            raise ValueError(f"order must be 'last' or 'ordinary', not {order!r}")
+        probe = PreStepProbe(mode, only, order=order)
         self._probes.append(probe)
-        index = self._call("add_probe", mode=mode, only=None if only is None else list(only))
+        index = self._call(
+            "add_probe", mode=mode, only=None if only is None else list(only), order=order
+        )
         if index != len(self._probes) - 1:  # pragma: no cover - protocol guard
             raise RuntimeError("probe numbering out of step with the bridge")
         return probe

@@ -941,6 +941,26 @@ MUTANTS.update({
         _patch(preparation, "format_timestamp", _datetime_bound_timestamp)),
 })
 
+
+# -- the pre-step listener's place (an ordinary-order probe sees it) ----------------------
+
+
+def _unmarked_listener(original: Any) -> Any:
+    # The same listener, registered without tryfirst (DSH: without prepend).
+    @hookimpl
+    def dsh_pre_step(self: Any, agent: Any, turn: int, step: int, signal: Any) -> None:
+        original(self, agent, turn, step, signal)
+
+    return dsh_pre_step
+
+
+MUTANTS.update({
+    "listener-not-first": Mutant(
+        "the pre-step listener is not tryfirst (not prepended), so ordinary listeners run "
+        "before it", TC_TIMING, "test_the_listener_runs_before_an_ordinary_listener",
+        _patch(tc_plugin.TimeContextPlugin, "dsh_pre_step", _unmarked_listener)),
+})
+
 if "DSH_MUTANT" in os.environ:
     MUTANTS[os.environ["DSH_MUTANT"]].apply()
 IMPLEMENTATION = REFERENCE
