@@ -439,6 +439,7 @@ class Process {
     }
     this.host.errors.push(...logged)
     this.plugins.set(name, fiber)
+    this.keepLastProbesLast()
   }
 
   async unloadPlugin(name) {
@@ -450,11 +451,19 @@ class Process {
     await drive(fiber.dispose())
   }
 
-  /** A last probe: a listener registered now, after the plugins loaded so far. */
+  /** Last probes run from one listener, moved behind every plugin's listener
+   *  whenever a plugin loads or a probe is added, in the order they were added. */
   addProbe(probe) {
     if (probe.order === 'ordinary') return // the listener registered at start runs it
-    this.ctx.on('agent/pre-step', (payload, next) => {
-      this.runProbe(probe, payload)
+    this.keepLastProbesLast()
+  }
+
+  keepLastProbesLast() {
+    this.disposeLastProbes?.()
+    this.disposeLastProbes = undefined
+    if (!this.host.probes.some((probe) => probe.order === 'last')) return
+    this.disposeLastProbes = this.ctx.on('agent/pre-step', (payload, next) => {
+      for (const probe of this.host.probes) if (probe.order === 'last') this.runProbe(probe, payload)
       return next()
     })
   }
@@ -766,7 +775,7 @@ export class Host {
     currentProcess = this.proc
     await this.proc.start()
     for (const [name, config] of this.loaded) await this.proc.loadPlugin(name, structuredClone(config))
-    for (const probe of this.probes) this.proc.addProbe(probe)
+    this.proc.keepLastProbesLast()
     await settle()
   }
 

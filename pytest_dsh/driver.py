@@ -473,14 +473,18 @@ def _run_probe(
         signal.abort()
 
 
-class _ProbePlugin:
-    def __init__(self, probe: PreStepProbe) -> None:
-        self.probe = probe
+class _LastProbesPlugin:
+    """One listener for every "last" probe, run in the order they were added
+    (the bridge's single last-probe listener does the same)."""
+
+    def __init__(self, probes: list[PreStepProbe]) -> None:
+        self.probes = probes
 
     # trylast: a probe stands for "a later listener", after every plugin's.
     @hookimpl(trylast=True)
     def dsh_pre_step(self, agent: FakeAgent, turn: int, step: int, signal: Signal) -> None:
-        _run_probe(self.probe, agent, turn, step, signal)
+        for probe in [probe for probe in self.probes if probe.order == "last"]:
+            _run_probe(probe, agent, turn, step, signal)
 
 
 class _OrdinaryProbePlugin:
@@ -512,6 +516,8 @@ class PythonHostDriver:
         self.host = FakeHost(plugins, start_ms=start_ms, withhold=withhold)
         self._probes: list[PreStepProbe] = []
         self._ordinary_probes: list[_OrdinaryProbePlugin] = []
+        self._last_probes = _LastProbesPlugin(self._probes)
+        self.host.process.pm.register(self._last_probes)
 
     @property
     def now_ms(self) -> int:
@@ -612,9 +618,7 @@ class PythonHostDriver:
 
     def crash(self) -> None:
         self.host.crash()
-        for probe in self._probes:
-            if probe.order == "last":
-                self.host.process.pm.register(_ProbePlugin(probe))
+        self.host.process.pm.register(self._last_probes)
         self._keep_ordinary_probes_latest()
 
     def durable_events(self, session_id: str) -> list[SessionEvent]:
@@ -639,8 +643,6 @@ class PythonHostDriver:
         if order == "ordinary":
             self._ordinary_probes.append(_OrdinaryProbePlugin(probe))
             self._keep_ordinary_probes_latest()
-        else:
-            self.host.process.pm.register(_ProbePlugin(probe))
         return probe
 
     def start_trace(self) -> None:

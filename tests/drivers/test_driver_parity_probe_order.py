@@ -182,3 +182,25 @@ def test_a_last_probe_follows_every_plugin_listener_whenever_added():
         assert seen(last, agent) == ["test/first", "test/ordinary"]
     finally:
         host.close()
+
+
+# -- on both hosts: last probes among themselves ----------------------------------------
+
+
+def test_last_probes_run_in_the_order_they_were_added(host):
+    first = host.add_pre_step_probe("raise", only=(1, 1))
+    second = host.add_pre_step_probe("raise", only=(1, 2))
+    agent = host.create_agent()
+    fails(agent, 1, 1)
+    assert (called(first), called(second)) == ([(1, 1)], [])
+    fails(agent, 1, 2)  # the first lets step 2 through; the second fails it
+    assert (called(first), called(second)) == ([(1, 1), (1, 2)], [(1, 2)])
+
+
+def test_last_probes_keep_their_order_after_a_plugin_load_and_a_crash(host):
+    first = host.add_pre_step_probe("raise")
+    second = host.add_pre_step_probe("record")
+    host.load_plugin("time-context", {"timeZone": "UTC"})
+    host.crash()
+    fails(host.create_agent())
+    assert (called(first), called(second)) == ([(1, 1)], [])
