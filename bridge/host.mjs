@@ -252,13 +252,19 @@ function patchAgent(agent) {
       trace('claim', sessionId)
       return task(signal)
     }
-    const promise = runMaintenance.call(this, claimed) // throws synchronously when busy
-    const released = () => {
-      counts.releases += 1
-      trace('release', sessionId)
+    return runMaintenance.call(this, claimed) // throws synchronously when busy
+  }
+  // The release is the phase leaving maintenance (before a parked follow-up's
+  // turn starts), not the later settling of runMaintenance's promise.
+  const { setPhase } = proto
+  proto.setPhase = function setPhaseCounted(next) {
+    const releasing = this.phase?.kind === 'maintenance' && next?.kind !== 'maintenance'
+    const result = setPhase.call(this, next)
+    if (releasing) {
+      countsOf(this).releases += 1
+      trace('release', this.session.id)
     }
-    promise.then(released, released)
-    return promise
+    return result
   }
   proto.whenIdle = function countedWhenIdle() {
     countsOf(this).whenIdle += 1
