@@ -18,6 +18,7 @@ import { DurableStore, hostSessionStore, memoryPersistence } from './lib/persist
 import { ScriptedAdapter } from './lib/model.mjs'
 import { loadPluginPackages } from './lib/packages.mjs'
 import { toOfficialSeed } from './lib/seed.mjs'
+import { hostTool, setToolJournal } from './lib/tool-journal.mjs'
 
 /**
  * The plugin packages under test, named by the Python side at start
@@ -67,6 +68,7 @@ function describe(value) {
 
 /** The process the seams below act for (the one host's live process). */
 let currentProcess = null
+setToolJournal((agent) => (currentProcess?.alive ? currentProcess.host.journalOf(agent.session.id) : null))
 setIoBusy(
   () => currentProcess?.host.realIo === true && currentProcess.alive && currentProcess.flushesInFlight > 0,
 )
@@ -95,37 +97,6 @@ Session.prototype.append = function appendWithFaults(type, ...rest) {
   return event
 }
 
-// Tool registrations, per session, for driver introspection (tool_registrations):
-// every register call through an agent's context, refused ones included, and
-// whether the plugin called the disposer it got back.
-const originalRegister = ToolRuntime.prototype.register
-ToolRuntime.prototype.register = function registerJournaled(definition) {
-  const agent = this.ctx.agent
-  const host = currentProcess?.alive ? currentProcess.host : null
-  if (agent === undefined || host === null) return originalRegister.call(this, definition)
-  const entry = {
-    name: definition?.name,
-    output_schema: definition?.output?.schema ?? null,
-    host_tool: definition?.[HOST_TOOL] === true,
-    agent,
-    definition,
-    refused: false,
-    disposed: false,
-  }
-  host.journalRegistration(agent.session.id, entry)
-  let dispose
-  try {
-    dispose = originalRegister.call(this, definition)
-  } catch (error) {
-    entry.refused = true
-    throw error
-  }
-  return function disposeJournaled(...args) {
-    entry.disposed = true
-    return dispose.apply(this, args)
-  }
-}
-
 // An agent-created listener that throws vetoes the agent (the driver's
 // AgentVetoedError); the errors that escaped an announcement are remembered.
 const vetoes = new WeakSet()
@@ -136,20 +107,6 @@ AgentRegistry.prototype.announce = function announceWatched(agent) {
   } catch (error) {
     if (error !== null && typeof error === 'object') vetoes.add(error)
     throw error
-  }
-}
-
-/** Marks a tool the host registered itself (preregister_tool). */
-const HOST_TOOL = Symbol('host tool')
-
-function hostTool(name) {
-  return {
-    [HOST_TOOL]: true,
-    name,
-    description: 'A tool the host registered before any plugin.',
-    parameters: { type: 'object' },
-    output: { schema: { type: 'null' }, render: () => [{ type: 'text', text: 'null' }] },
-    execute: async () => null,
   }
 }
 
@@ -590,9 +547,9 @@ export class Host {
 
   // -- tool registry introspection
 
-  journalRegistration(sessionId, entry) {
+  journalOf(sessionId) {
     if (!this.registrations.has(sessionId)) this.registrations.set(sessionId, [])
-    this.registrations.get(sessionId).push(entry)
+    return this.registrations.get(sessionId)
   }
 
   toolVisible(entry) {
