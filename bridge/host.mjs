@@ -11,13 +11,14 @@ import AgentRegistry from '@deepseek-ai/dsh-agent'
 import AgentLoop from '@deepseek-ai/dsh-agent-loop'
 import InvariantRegistry from '@deepseek-ai/dsh-invariants'
 
-import { dropTimers, realTimeout, setIoBusy, settle } from './lib/clock.mjs'
+import { dropTimers, realTimeout, setIoBusy, setWall, settle } from './lib/clock.mjs'
 import { BridgeError } from './lib/errors.mjs'
 import { Faults, installPluginCallFaults } from './lib/faults.mjs'
 import { DurableStore, hostSessionStore, memoryPersistence } from './lib/persistence.mjs'
 import { ScriptedAdapter } from './lib/model.mjs'
 import { loadPluginPackages } from './lib/packages.mjs'
 import { toOfficialSeed } from './lib/seed.mjs'
+import { hostTool, setToolJournal } from './lib/tool-journal.mjs'
 
 /**
  * The plugin packages under test, named by the Python side at start
@@ -67,6 +68,7 @@ function describe(value) {
 
 /** The process the seams below act for (the one host's live process). */
 let currentProcess = null
+setToolJournal((agent) => (currentProcess?.alive ? currentProcess.host.journalOf(agent.session.id) : null))
 setIoBusy(
   () => currentProcess?.host.realIo === true && currentProcess.alive && currentProcess.flushesInFlight > 0,
 )
@@ -85,8 +87,27 @@ Session.prototype.append = function appendWithFaults(type, ...rest) {
     throw new Error(`append of '${type}' rejected by the fault plan`)
   }
   const event = originalAppend.call(this, type, ...rest)
-  if (proc?.alive && proc.sessions?.get(this.id) === this) trace('append', this.id, type)
+  if (proc?.alive && proc.sessions?.get(this.id) === this) {
+    trace('append', this.id, type)
+    const data = event.data
+    if (type === 'schedule/change' && data?.operation === 'dispatch') {
+      trace('dispatch', this.id, typeof data.id === 'string' ? data.id : '')
+    }
+  }
   return event
+}
+
+// An agent-created listener that throws vetoes the agent (the driver's
+// AgentVetoedError); the errors that escaped an announcement are remembered.
+const vetoes = new WeakSet()
+const originalAnnounce = AgentRegistry.prototype.announce
+AgentRegistry.prototype.announce = function announceWatched(agent) {
+  try {
+    return originalAnnounce.call(this, agent)
+  } catch (error) {
+    if (error !== null && typeof error === 'object') vetoes.add(error)
+    throw error
+  }
 }
 
 /** Per agent: maintenance claims and releases, whenIdle calls (driver counters). */
@@ -189,13 +210,19 @@ function patchAgent(agent) {
       trace('claim', sessionId)
       return task(signal)
     }
-    const promise = runMaintenance.call(this, claimed) // throws synchronously when busy
-    const released = () => {
-      counts.releases += 1
-      trace('release', sessionId)
+    return runMaintenance.call(this, claimed) // throws synchronously when busy
+  }
+  // The release is the phase leaving maintenance (before a parked follow-up's
+  // turn starts), not the later settling of runMaintenance's promise.
+  const { setPhase } = proto
+  proto.setPhase = function setPhaseCounted(next) {
+    const releasing = this.phase?.kind === 'maintenance' && next?.kind !== 'maintenance'
+    const result = setPhase.call(this, next)
+    if (releasing) {
+      countsOf(this).releases += 1
+      trace('release', this.session.id)
     }
-    promise.then(released, released)
-    return promise
+    return result
   }
   proto.whenIdle = function countedWhenIdle() {
     countsOf(this).whenIdle += 1
@@ -351,6 +378,10 @@ class Process {
     if (offered('invariants')) await ctx.plugin(InvariantRegistry, { enabled: true })
     ctx.llm.registerAdapter(['bridge'], new ScriptedAdapter(host))
     if (offered('sessions') && offered('agents')) await ctx.plugin(AgentLoop, { agents: [] })
+    // Host listener (before any plugin's): the tools a test preregistered.
+    ctx.on('agent/created', ({ agent }) => {
+      for (const name of host.preregistered) agent.ctx.tools.register(hostTool(name))
+    })
     // Host listener (before any plugin): honours abort_next_pre_step.
     ctx.on('agent/pre-step', ({ agent }, next) => {
       const record = host.recordForAgent(agent)
@@ -539,7 +570,30 @@ export class Host {
     this.directPreSteps = new WeakMap()
     this.tracing = false
     this.traceEntries = []
+    this.preregistered = []
+    this.registrations = new Map()
     this.proc = null
+  }
+
+  // -- tool registry introspection
+
+  journalOf(sessionId) {
+    if (!this.registrations.has(sessionId)) this.registrations.set(sessionId, [])
+    return this.registrations.get(sessionId)
+  }
+
+  toolVisible(entry) {
+    return this.proc.ctx.tools.get(entry.name, entry.agent) === entry.definition
+  }
+
+  toolRegistrations(sessionId) {
+    return (this.registrations.get(sessionId) ?? []).map((entry) => {
+      let state = 'dropped'
+      if (entry.refused) state = 'refused'
+      else if (entry.disposed) state = 'disposed'
+      else if (this.toolVisible(entry)) state = 'active'
+      return { name: entry.name, state, output_schema: entry.output_schema, host_tool: entry.host_tool }
+    })
   }
 
   // -- work a test starts and watches
@@ -730,7 +784,12 @@ export class Host {
       meta: { ...creationMeta(), ...withSeedLength },
       ...(seed === undefined || seed === null ? {} : { seed: toOfficialSeed(seed) }),
     }
-    return this.adopt(owner.agents.create(options), parent === undefined || parent === null)
+    try {
+      return await this.adopt(owner.agents.create(options), parent === undefined || parent === null)
+    } catch (error) {
+      if (vetoes.has(error)) throw new BridgeError('AgentVetoedError', describe(error), { agent_id: sid })
+      throw error
+    }
   }
 
   async fork(handleId) {
@@ -847,10 +906,28 @@ export class Host {
     const { agent } = this.record(handleId)
     // The official session requires a surface marker on message events; a
     // raw test append of one is an ordinary model-visible append unless the
-    // test gives the envelope itself.
+    // test gives the envelope itself (a chosen time alone keeps the marker).
+    const { time, ...surface } = envelope ?? {}
     let opts = isSurfaceEligibleType(type) ? [{ surfaceOp: 'append' }] : []
-    if (envelope !== null) opts = [envelope]
-    const event = agent.session.append(type, data, ...opts)
+    if (Object.keys(surface).length > 0) opts = [surface]
+    if (time === undefined) {
+      const event = agent.session.append(type, data, ...opts)
+      await settle()
+      return event
+    }
+    if (!Number.isSafeInteger(time) || Math.abs(time) > 8.64e15) {
+      throw new BridgeError('ValueError', `envelope time must be an integer epoch ms, got ${time}`)
+    }
+    // DSH stamps an event with Date.now(): the wall clock stands at the
+    // chosen time for this one append, and steps back at once (no timer moves).
+    const wall = Date.now()
+    setWall(time)
+    let event
+    try {
+      event = agent.session.append(type, data, ...opts)
+    } finally {
+      setWall(wall)
+    }
     await settle()
     return event
   }

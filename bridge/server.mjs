@@ -175,6 +175,14 @@ const ops = {
   async trace() {
     return requireHost().traceEntries
   },
+  async preregister_tool({ name }) {
+    const h = requireHost()
+    if (!h.preregistered.includes(name)) h.preregistered.push(name)
+    return null
+  },
+  async tool_registrations({ session_id }) {
+    return requireHost().toolRegistrations(session_id)
+  },
   async counters({ agent }) {
     return requireHost().counters(agent)
   },

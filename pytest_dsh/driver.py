@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, Protocol, TypeVar, final
 
 from pytest_dsh.agent import FakeAgent
+from pytest_dsh.clock import JS_MAX_TIME_MS
 from pytest_dsh.contract import (
     AgentStatus,
     PluginFactory,
@@ -44,7 +45,7 @@ from pytest_dsh.pending import (
 )
 from pytest_dsh.persistence import Durability, FaultPlan, FlushRecord
 from pytest_dsh.session import MESSAGE_EVENT_TYPES
-from pytest_dsh.tools import AbortSignal, ToolOutcome, argument_error
+from pytest_dsh.tools import AbortSignal, ToolOutcome, ToolRegistration, argument_error
 from pytest_dsh.trace import TraceEntry
 
 __all__ = [
@@ -139,7 +140,9 @@ class AgentDriver(Protocol):
     ) -> SessionEvent:
         """Append a raw event (test set-up); invariants still apply. A message
         event is an ordinary model-visible append (``surfaceOp: "append"``)
-        unless ``envelope`` gives its ``surfaceOp``/``sourceEventSeqs``."""
+        unless ``envelope`` gives its ``surfaceOp``/``sourceEventSeqs``.
+        ``envelope["time"]`` stamps the event with that integer epoch ms instead
+        of the wall clock (a non-integer is a ``ValueError``)."""
 
     def abort_next_pre_step(self) -> None:
         """Prepare the next step with an already aborted signal."""
@@ -219,22 +222,50 @@ class HostDriver(Protocol):
         """Record, in order, what the host does from now on (pytest_dsh.trace)."""
     def trace(self) -> list[TraceEntry]:
         """What the host did since :meth:`start_trace`."""
+    def preregister_tool(self, name: str) -> None:
+        """Register a host tool ``name`` on every agent created from now on,
+        before any plugin's agent-created listener runs."""
+    def tool_registrations(self, session_id: str) -> list[ToolRegistration]:
+        """Every tool registration on the agents of ``session_id`` (refused,
+        disposed and dropped ones included), in call order."""
     def close(self) -> None: ...
 
 
 _direct_calls = itertools.count(1)
 
-_ENVELOPE_KEYS = frozenset({"surfaceOp", "sourceEventSeqs"})
+_ENVELOPE_KEYS = frozenset({"surfaceOp", "sourceEventSeqs", "time"})
 
 
-def _envelope(type: str, envelope: Mapping[str, Any] | None) -> dict[str, Any]:
-    if envelope is None:
-        return {"surfaceOp": "append"} if type in MESSAGE_EVENT_TYPES else {}
+def check_envelope(envelope: Mapping[str, Any]) -> None:
+    """Refuse an envelope no DSH host can append (``ValueError``), on both hosts.
+
+    ``time`` must be an integer epoch ms in the JavaScript time range: DSH
+    stamps every event with ``Date.now()``, an integer, and its replay refuses
+    an event whose time is not a safe integer, so a non-integer time (``1.5``,
+    even ``2.0``) is refused rather than stored or rounded."""
     unknown = set(envelope) - _ENVELOPE_KEYS
     if unknown:
         raise ValueError(f"unknown envelope fields {sorted(unknown)}; "
-                "allowed: surfaceOp, sourceEventSeqs")
-    return copy.deepcopy(dict(envelope))
+                "allowed: surfaceOp, sourceEventSeqs, time")
+    if "time" in envelope:
+        time = envelope["time"]
+        if isinstance(time, bool) or not isinstance(time, int):
+            raise ValueError(f"envelope time must be an integer epoch ms, got {time!r}")
+        if not -JS_MAX_TIME_MS <= time <= JS_MAX_TIME_MS:
+            raise ValueError(
+                f"envelope time {time} ms is outside the JavaScript time range "
+                f"(±{JS_MAX_TIME_MS} ms)"
+            )
+
+
+def _envelope(type: str, envelope: Mapping[str, Any] | None) -> dict[str, Any]:
+    default = {"surfaceOp": "append"} if type in MESSAGE_EVENT_TYPES else {}
+    if envelope is None:
+        return default
+    check_envelope(envelope)
+    # A chosen time alone keeps the ordinary surface marker of a message event.
+    chosen = copy.deepcopy(dict(envelope))
+    return {**default, **chosen} if set(chosen) <= {"time"} else chosen
 
 T = TypeVar("T")
 
@@ -650,6 +681,12 @@ class PythonHostDriver:
 
     def trace(self) -> list[TraceEntry]:
         return list(self.host.host_trace.entries)
+
+    def preregister_tool(self, name: str) -> None:
+        self.host.preregister_tool(name)
+
+    def tool_registrations(self, session_id: str) -> list[ToolRegistration]:
+        return self.host.tool_registrations(session_id)
 
     def close(self) -> None:
         self.host.close()

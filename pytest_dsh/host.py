@@ -41,6 +41,7 @@ from pytest_dsh.contract import (
     SessionEvent,
     SessionHeader,
     Signal,
+    ToolDefinition,
 )
 from pytest_dsh.errors import (
     AgentVetoedError,
@@ -58,8 +59,8 @@ from pytest_dsh.persistence import (
     PersistenceRejectedError,
 )
 from pytest_dsh.session import FakeSession
-from pytest_dsh.tools import AbortSignal
-from pytest_dsh.trace import HostTrace
+from pytest_dsh.tools import AbortSignal, ToolRegistration
+from pytest_dsh.trace import HostTrace, dispatched_id
 from pytest_dsh.tzdb import guarded_lookups
 from pytest_dsh.virtual_loop import RunawayError, VirtualEventLoop, count_growth
 
@@ -212,6 +213,9 @@ class HostProcess:
                 raise AppendRejectedError(str(exc)) from exc
         # Nothing after the guard refuses an append: it is stored now.
         self.trace.record("append", session.id, event["type"])
+        dispatched = dispatched_id(event)
+        if dispatched is not None:
+            self.trace.record("dispatch", session.id, dispatched)
         count_growth(f"{event['type']} event")
 
     # -- hooks ------------------------------------------------------------------
@@ -254,6 +258,19 @@ def _run_checker(
         raise InvariantViolationError(f'invariant violated by "{owner}": {exc}') from exc
 
 
+async def _host_tool_handler(arguments: Any, call: Any) -> None:
+    return None
+
+
+def _host_tool(name: str) -> ToolDefinition:
+    return ToolDefinition(
+        name=name,
+        description="A tool the host registered before any plugin.",
+        parameters={"type": "object"},
+        handler=_host_tool_handler,
+    )
+
+
 @final
 class FakeHost:
     """A deterministic DSH host for tests (see the module docstring)."""
@@ -283,6 +300,8 @@ class FakeHost:
         self.warnings: list[str] = []
         self.errors: list[str] = []
         self._loaded: list[tuple[str, dict[str, Any]]] = []
+        #: Tool names the host registers on every new agent before plugins see it.
+        self.preregistered_tools: list[str] = []
         self._ids = itertools.count(1)
         self._disposals: dict[str, asyncio.Task[None]] = {}
         self._process = HostProcess(self)
@@ -445,12 +464,32 @@ class FakeHost:
         process = self._process
         agent = FakeAgent(process, f"agent-{next(self._ids)}", session, is_root=is_root)
         process.agents[agent.id] = agent
+        for name in self.preregistered_tools:
+            agent.tools.register(_host_tool(name), host_tool=True)
         try:
             self.run_to_completion(process.call_serial("dsh_agent_created", agent=agent))
         except Exception as exc:
             agent.mark_dead()
             raise AgentVetoedError(agent.id, exc) from exc
         return agent
+
+    def preregister_tool(self, name: str) -> None:
+        """Register a host tool ``name`` on every agent created from now on,
+        before any agent-created listener runs (a name a plugin then collides with)."""
+        if not isinstance(name, str) or not name:
+            raise ValueError("a tool name is a non-empty string")
+        if name not in self.preregistered_tools:
+            self.preregistered_tools.append(name)
+
+    def tool_registrations(self, session_id: str) -> list[ToolRegistration]:
+        """Every tool registration on the agents of ``session_id`` in this
+        process (vetoed and disposed ones included), in call order."""
+        return [
+            registration
+            for agent in self._process.agents.values()
+            if agent.session.id == session_id
+            for registration in agent.tools.registrations()
+        ]
 
     def dispose_agent(self, agent: FakeAgent) -> None:
         """Dispose ``agent``: the disposal hook is awaited, then it stops being live.

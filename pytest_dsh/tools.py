@@ -11,11 +11,12 @@ error the suite can see.
 
 from __future__ import annotations
 
+import copy
 import functools
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, final
+from typing import TYPE_CHECKING, Any, Literal, final
 
 import jsonschema
 
@@ -30,8 +31,25 @@ __all__ = [
     "AgentToolRegistry",
     "ToolCallContext",
     "ToolOutcome",
+    "ToolRegistration",
     "argument_error",
 ]
+
+#: What became of one registration: ``active`` (in the registry, its disposer
+#: not called), ``refused`` (the name was taken: no disposer), ``disposed``
+#: (its disposer ran), ``dropped`` (removed with its agent, disposer never called).
+RegistrationState = Literal["active", "refused", "disposed", "dropped"]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolRegistration:
+    """One ``register`` call on an agent's tool registry, in call order.
+    ``host_tool`` marks a tool the host itself registered (``preregister_tool``)."""
+
+    name: str
+    state: RegistrationState
+    output_schema: dict[str, Any] | None = None
+    host_tool: bool = False
 
 
 @final
@@ -116,9 +134,13 @@ class AgentToolRegistry:
     def __init__(self) -> None:
         self._tools: dict[str, ToolDefinition] = {}
         self._validators: dict[str, tuple[Any, Any]] = {}
+        # Every register call, refused ones included, for tests (registrations()).
+        self._journal: list[ToolRegistration] = []
 
-    def register(self, tool: ToolDefinition) -> Callable[[], None]:
+    def register(self, tool: ToolDefinition, *, host_tool: bool = False) -> Callable[[], None]:
+        output = None if tool.output_schema is None else copy.deepcopy(dict(tool.output_schema))
         if tool.name in self._tools:
+            self._journal.append(ToolRegistration(tool.name, "refused", output, host_tool))
             raise ValueError(f"tool {tool.name!r} is already registered on this agent")
         validators = (
             _validator(tool.parameters),
@@ -126,13 +148,28 @@ class AgentToolRegistry:
         )
         self._tools[tool.name] = tool
         self._validators[tool.name] = validators
+        index = len(self._journal)
+        self._journal.append(ToolRegistration(tool.name, "active", output, host_tool))
 
         def dispose() -> None:
             if self._tools.get(tool.name) is tool:
                 del self._tools[tool.name]
                 del self._validators[tool.name]
+            # Called at all, even after the agent dropped the tool: it ran.
+            self._mark(index, "disposed")
 
         return dispose
+
+    def _mark(self, index: int, state: RegistrationState) -> None:
+        entry = self._journal[index]
+        if entry.state == "active" or (entry.state == "dropped" and state == "disposed"):
+            self._journal[index] = ToolRegistration(
+                entry.name, state, entry.output_schema, entry.host_tool
+            )
+
+    def registrations(self) -> list[ToolRegistration]:
+        """Every registration attempt on this registry, in call order."""
+        return list(self._journal)
 
     def names(self) -> list[str]:
         return list(self._tools)
@@ -141,8 +178,11 @@ class AgentToolRegistry:
         return self._tools.get(name)
 
     def clear(self) -> None:
+        """The agent stopped being live: its tools go without their disposers."""
         self._tools.clear()
         self._validators.clear()
+        for index in range(len(self._journal)):
+            self._mark(index, "dropped")
 
     async def execute(self, name: str, arguments: Any, call: ToolCallContext) -> ToolOutcome:
         tool = self._tools.get(name)

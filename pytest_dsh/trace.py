@@ -3,25 +3,42 @@
 Tracing is off until a test starts it (``host.start_trace()``); then every
 flush, append, follow-up, maintenance claim and release, and every timer a
 plugin arms or cancels is recorded, in the order it happened, on both hosts.
+A Schedule dispatch (a ``schedule/change`` whose operation is ``dispatch``) is
+recorded twice: as its ``append``, then as a ``dispatch`` naming the schedule
+id, so a test sees deliveries among flushes and claims without reading events.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal, final
+from typing import Any, Literal, final
 
-__all__ = ["HostTrace", "TraceEntry", "TraceKind"]
+__all__ = ["HostTrace", "TraceEntry", "TraceKind", "dispatched_id"]
 
 TraceKind = Literal[
-    "flush", "append", "followup", "claim", "release", "timer-arm", "timer-cancel"
+    "flush", "append", "followup", "claim", "release", "timer-arm", "timer-cancel",
+    "dispatch",
 ]
+
+
+def dispatched_id(event: Mapping[str, Any]) -> str | None:
+    """The schedule id an appended event dispatches, or None when it is no dispatch."""
+    data = event.get("data")
+    if event.get("type") != "schedule/change" or not isinstance(data, Mapping):
+        return None
+    if data.get("operation") != "dispatch":
+        return None
+    schedule_id = data.get("id")
+    return schedule_id if isinstance(schedule_id, str) else ""
 
 
 @dataclass(frozen=True, slots=True)
 class TraceEntry:
     """One thing the host did. ``subject`` is the session id (empty for
     timers); ``detail`` is the event type of an append, the outcome of a
-    flush, the requested delay in ms of an armed timer, otherwise empty."""
+    flush, the requested delay in ms of an armed timer, the schedule id of a
+    dispatch, otherwise empty."""
 
     kind: TraceKind
     subject: str

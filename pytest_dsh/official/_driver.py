@@ -30,8 +30,20 @@ from pytest_dsh.contract import (
     SessionEvent,
     SessionHeader,
 )
-from pytest_dsh.driver import AgentDriver, PreStepProbe, ProbeCall, ProbeMode, ProbeOrder
-from pytest_dsh.errors import HostStuckError, PluginLoadError, UnknownPluginError
+from pytest_dsh.driver import (
+    AgentDriver,
+    PreStepProbe,
+    ProbeCall,
+    ProbeMode,
+    ProbeOrder,
+    check_envelope,
+)
+from pytest_dsh.errors import (
+    AgentVetoedError,
+    HostStuckError,
+    PluginLoadError,
+    UnknownPluginError,
+)
 from pytest_dsh.json_limits import json_value_problem
 from pytest_dsh.model import ModelReply
 from pytest_dsh.npm import BridgeRuntime
@@ -44,7 +56,7 @@ from pytest_dsh.official._process import (
 )
 from pytest_dsh.pending import AgentCounters, PreStepOutcome
 from pytest_dsh.persistence import FaultPlan, FlushRecord
-from pytest_dsh.tools import ToolOutcome, argument_error
+from pytest_dsh.tools import ToolOutcome, ToolRegistration, argument_error
 from pytest_dsh.trace import TraceEntry
 
 __all__ = ["BridgeAgentDriver", "BridgeHostDriver", "BridgeOperationError"]
@@ -71,6 +83,8 @@ def _raise_mapped(failure: NodeFailure, op: str) -> None:
         raise CompositionError(message)
     if kind == "HostStuckError":
         raise HostStuckError(message)
+    if kind == "AgentVetoedError":
+        raise AgentVetoedError(str(details.get("agent_id", "?")), RuntimeError(message))
     if kind == "MaintenanceRejectedError":
         raise MaintenanceRejectedError(message)
     if kind == "KeyError":
@@ -253,12 +267,7 @@ class BridgeAgentDriver:
         self, type: str, data: Any, *, envelope: Mapping[str, Any] | None = None
     ) -> SessionEvent:
         if envelope is not None:
-            unknown = set(envelope) - {"surfaceOp", "sourceEventSeqs"}
-            if unknown:
-                raise ValueError(
-                    f"unknown envelope fields {sorted(unknown)}; "
-                "allowed: surfaceOp, sourceEventSeqs"
-                )
+            check_envelope(envelope)
         return cast(
             SessionEvent,
             self._call(
@@ -518,6 +527,19 @@ class BridgeHostDriver:
         return [
             TraceEntry(entry["kind"], entry["subject"], entry["detail"])
             for entry in self._call("trace")
+        ]
+
+    def preregister_tool(self, name: str) -> None:
+        if not isinstance(name, str) or not name:
+            raise ValueError("a tool name is a non-empty string")
+        self._call("preregister_tool", name=name)
+
+    def tool_registrations(self, session_id: str) -> list[ToolRegistration]:
+        return [
+            ToolRegistration(
+                entry["name"], entry["state"], entry["output_schema"], entry["host_tool"]
+            )
+            for entry in self._call("tool_registrations", session_id=session_id)
         ]
 
     def close(self) -> None:

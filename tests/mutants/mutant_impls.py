@@ -44,7 +44,7 @@ from dsh_reference.schedule.core import (
     ScheduleInputError,
 )
 from dsh_reference.schedule.core.instants import MAX_EPOCH_MS, format_iso_ms, parse_iso_ms
-from pytest_dsh.contract import hookimpl
+from pytest_dsh.contract import ToolDefinition, hookimpl
 
 
 @dataclass(frozen=True)
@@ -959,6 +959,65 @@ MUTANTS.update({
         "the pre-step listener is not tryfirst (not prepended), so ordinary listeners run "
         "before it", TC_TIMING, "test_the_listener_runs_before_an_ordinary_listener",
         _patch(tc_plugin.TimeContextPlugin, "dsh_pre_step", _unmarked_listener)),
+})
+
+
+# -- mutants the envelope, trace and tool-registry seams catch -------------------------
+
+
+def _step_one_counts_any_event(original: Any) -> Any:
+    def step_one_baseline_ms(events: Any) -> int | None:
+        for event in reversed(events):
+            if event.get("type") not in baselines.MODEL_VISIBLE_TYPES:
+                return int(event["time"])
+        return None
+
+    return step_one_baseline_ms
+
+
+def _registers_without_rollback(original: Any) -> Any:
+    def register_schedule_tools(
+        agent: Any, services: Any, queue: Any, on_durable_change: Any, projection: Any = None
+    ) -> Any:
+        handlers = tools._Handlers(
+            agent, services, queue, on_durable_change,
+            projection or tools.ScheduleProjection(),
+        )
+        by_name = {"schedule_create": handlers.create, "schedule_list": handlers.list,
+                   "schedule_delete": handlers.delete}
+        # A refused registration escapes the comprehension: the disposers of the
+        # tools already registered are lost with it.
+        disposers = [
+            agent.tools.register(ToolDefinition(
+                name=d.name, description=d.description, parameters=d.parameters,
+                handler=by_name[d.name], output_schema=d.output_schema,
+                render=tools.render_tool_value,
+            ))
+            for d in tools.tool_definitions()
+        ]
+
+        def dispose_all() -> None:
+            while disposers:
+                disposers.pop()()
+
+        return dispose_all
+
+    return register_schedule_tools
+
+
+MUTANTS.update({
+    "step-one-counts-any-event": Mutant(
+        "step 1 measures from the newest event that is not model-visible",
+        "dsh_conformance.time_context.test_step_baselines",
+        "test_step_one_measures_from_the_newest_model_visible_message_not_a_newer_event"
+        "[turn/start]",
+        _patch(baselines, "step_one_baseline_ms", _step_one_counts_any_event)),
+    "colliding-registration-not-rolled-back": Mutant(
+        "a tool registration that fails halfway leaves the first tools registered",
+        "dsh_conformance.schedule.test_tool_registry",
+        "test_a_colliding_registration_rolls_back_the_tools_already_registered"
+        "[schedule_list]",
+        _patch(schedule_plugin, "register_schedule_tools", _registers_without_rollback)),
 })
 
 if "DSH_MUTANT" in os.environ:
