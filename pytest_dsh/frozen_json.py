@@ -25,7 +25,7 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Iterable, Sequence
-from json.encoder import encode_basestring
+from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any, Final, NoReturn, final
 
 __all__ = [
@@ -44,10 +44,21 @@ __all__ = [
 _ENCODER: Final = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 
 
+def _not_serialisable(value: Any) -> NoReturn:
+    _ENCODER.default(value)  # raises json's own TypeError
+    raise AssertionError("unreachable")
+
+
 def strict_json(value: Any) -> str:
     """Compact JSON text of ``value``; ``TypeError``/``ValueError``/
     ``RecursionError`` when it is not JSON (NaN and infinities included)."""
-    return _ENCODER.encode(value)
+    if c_make_encoder is None:  # pragma: no cover - CPython always has it
+        return _ENCODER.encode(value)
+    # What JSONEncoder.encode does, without its two Python layers: one C
+    # encoder per call (its ``markers`` catch a value that contains itself).
+    encode = c_make_encoder({}, _not_serialisable, encode_basestring, None, ":", ",",
+                            False, False, False)
+    return "".join(encode(value, 0))
 
 
 def _number_text(number: Any) -> str:

@@ -47,7 +47,9 @@ class _Unsupported(Exception):
     """The schema uses something outside the fast dialect."""
 
 
-_OBJECT, _ARRAY, _STRING, _INT, _FLOAT, _BOOL, _NULL = range(7)
+# Kinds start at 1, so that ``_KINDS.get(type(value)) or _kind(value)`` looks
+# the type up inline and calls _kind (which raises Undecided) only on a miss.
+_OBJECT, _ARRAY, _STRING, _INT, _FLOAT, _BOOL, _NULL = range(1, 8)
 
 #: Exact type -> JSON kind. Subclasses are left out on purpose (an ``int``
 #: subclass may compare or format differently): they are undecided.
@@ -197,7 +199,7 @@ def _type_check(types: Any) -> Check:
     integral_floats = "integer" in names and _FLOAT not in kinds
 
     def type_check(value: Any) -> bool:
-        kind = _kind(value)
+        kind = _KINDS.get(type(value)) or _kind(value)
         if kind in kinds:
             return True
         # Draft 2020-12 counts 1.0 as an integer.
@@ -268,7 +270,7 @@ def _object_check(schema: Mapping[str, Any]) -> Check | None:
     named = tuple(properties.items())
 
     def object_check(value: Any) -> bool:
-        if _kind(value) != _OBJECT:
+        if (_KINDS.get(type(value)) or _kind(value)) != _OBJECT:
             return True
         for name in required:
             if name not in value:
@@ -299,7 +301,7 @@ def _array_check(schema: Mapping[str, Any]) -> Check | None:
         return None
 
     def array_check(value: Any) -> bool:
-        if _kind(value) != _ARRAY:
+        if (_KINDS.get(type(value)) or _kind(value)) != _ARRAY:
             return True
         if min_items is not None and len(value) < min_items:
             return False
@@ -327,7 +329,7 @@ def _string_check(schema: Mapping[str, Any]) -> Check | None:
         return None
 
     def string_check(value: Any) -> bool:
-        if _kind(value) != _STRING:
+        if (_KINDS.get(type(value)) or _kind(value)) != _STRING:
             return True
         if min_length is not None and len(value) < min_length:
             return False
@@ -353,7 +355,7 @@ def _number_check(schema: Mapping[str, Any]) -> Check | None:
     exclusive_maximum = schema.get("exclusiveMaximum")
 
     def number_check(value: Any) -> bool:
-        if _kind(value) not in (_INT, _FLOAT):
+        if (_KINDS.get(type(value)) or _kind(value)) not in (_INT, _FLOAT):
             return True
         # The same comparisons as jsonschema, so NaN passes as it does there.
         if minimum is not None and value < minimum:

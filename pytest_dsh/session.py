@@ -58,6 +58,8 @@ class EventsView(Sequence[SessionEvent]):
         return self._length
 
     def __getitem__(self, index: Any) -> Any:
+        if type(index) is int and 0 <= index < self._length:
+            return self._events[index]  # the common case, first
         if isinstance(index, slice):
             start, stop, step = index.indices(self._length)
             if step > 0:
