@@ -174,6 +174,7 @@ class _NotPlain(Exception):
 
 
 _SCALARS: Final = frozenset({str, int, float, bool, type(None)})
+_type_of: Final = type
 
 
 def _freeze_plain(value: Any) -> Any:
@@ -226,6 +227,27 @@ def frozen_event(
     JSON text. ``data`` must be JSON (``TypeError``/``ValueError``/
     ``RecursionError`` otherwise). An envelope value that is not JSON is kept
     as a (deep) copy, without text: the store's own encoding then decides."""
+    fields: dict[str, Any] = {"type": type, "seq": seq, "time": time, "data": data}
+    fields.update(envelope)
+    try:
+        # The common case: one C encoding of the whole event, one walk.
+        text = strict_json(fields)
+        for key, value in fields.items():
+            if _type_of(value) not in _SCALARS:  # `type` is the event's type here
+                fields[key] = _freeze_plain(value)
+    except (TypeError, ValueError, RecursionError, _NotPlain):
+        return _frozen_event_by_parts(type, seq, time, data, envelope)
+    event = _new_dict(FrozenEvent)
+    _fill_dict(event, fields)
+    _TEXT_SLOT.__set__(event, text)
+    return event
+
+
+def _frozen_event_by_parts(
+    type: str, seq: int, time: int, data: Any, envelope: dict[str, Any]
+) -> FrozenEvent:
+    # Data or an envelope value is not plain JSON: serialise each on its own,
+    # to refuse bad data, normalise what JSON normalises, keep a bad envelope.
     data_text = strict_json(data)
     parts = [
         '{"type":',
@@ -245,6 +267,8 @@ def frozen_event(
     }
     textual = True
     for key, value in envelope.items():
+        if key in fields:
+            textual = False  # an envelope that overrides a field: no text of parts
         try:
             value_text = strict_json(value)
         except (TypeError, ValueError, RecursionError):

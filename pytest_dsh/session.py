@@ -127,6 +127,7 @@ class FakeSession:
         read_guard: Callable[[], None] | None = None,
     ) -> None:
         self._header = cast(SessionHeader, freeze_event(header))
+        self._id: str = self._header["id"]
         # Seeded and resumed events become read-only snapshots too.
         self._events = [freeze_event(event) for event in events]
         self._now_ms = now_ms
@@ -136,7 +137,7 @@ class FakeSession:
 
     @property
     def id(self) -> str:
-        return self._header["id"]
+        return self._id
 
     @property
     def header(self) -> SessionHeader:

@@ -135,6 +135,9 @@ def test_copies_a_test_takes_are_plain_and_mutable(host: FakeHost) -> None:
 
 def test_the_store_keeps_each_events_exact_json(host: FakeHost) -> None:
     agent = _append_some(host)
+    agent.session.append("note", {"t": (1, 2), "k": {1: "one"}})  # normalised by parts
+    agent.session.append("user/message", [1, None], surfaceOp={"op": "replace", "start": 0,
+                         "end": 1}, sourceEventSeqs=(0, 1))
     for event in agent.session.events:
         assert event_text(event) == json.dumps(event, ensure_ascii=False, separators=(",", ":"))
     assert host.flush_session(agent)
