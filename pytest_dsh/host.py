@@ -208,7 +208,7 @@ class HostProcess:
             _run_checker(owner, checker, session.log, event, session.seed_length)
         if self.host.store.durability == "per-event":
             try:  # durable before it is appended, or not appended at all
-                self.host.store.persist(session.header, [*session.log, event])
+                self.host.store.persist(session.header, session.log_with(event))
             except PersistenceRejectedError as exc:
                 raise AppendRejectedError(str(exc)) from exc
         # Nothing after the guard refuses an append: it is stored now.

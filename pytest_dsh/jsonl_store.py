@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Final, final
 
 from pytest_dsh.contract import SessionEvent, SessionHeader
+from pytest_dsh.frozen_json import event_text
 from pytest_dsh.persistence import Durability, PersistenceRejectedError
 
 __all__ = ["SESSION_FILE", "JsonlStore", "SessionFileError"]
@@ -45,6 +46,9 @@ class SessionFileError(ValueError):
 
 
 def _line(value: object) -> bytes:
+    cached = event_text(value)  # an appended event's own strict, compact text
+    if cached is not None:
+        return cached.encode("utf-8") + b"\n"
     try:
         text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     except (TypeError, ValueError, RecursionError) as exc:

@@ -53,7 +53,7 @@ def reply_tools(*calls: tuple[str, Mapping[str, Any]], thinking_s: float = 0.0) 
 
 class _RawLog(Protocol):
     @property
-    def events(self) -> Sequence[SessionEvent]: ...
+    def log(self) -> Sequence[SessionEvent]: ...
 
 
 @final
@@ -72,13 +72,14 @@ class ScriptedModel:
 
     def record_request(self, session: _RawLog) -> None:
         """Note that a step sends ``session``'s current history to the model."""
-        self._sent.append((session, len(session.events)))
+        # The host's own read (never faulted): a failing plugin read is not the model's.
+        self._sent.append((session, len(session.log)))
 
     @property
     def requests(self) -> list[list[int]]:
         """Per recorded step, the seqs of the history events it sent."""
         return [
-            [event["seq"] for event in derive_history(session.events[:length])]
+            [event["seq"] for event in derive_history(session.log[:length])]
             for session, length in self._sent
         ]
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, final
 
 from pytest_dsh.contract import AppendRejectedError, SessionEvent, SessionHeader
+from pytest_dsh.frozen_json import FrozenDict, event_text
 from pytest_dsh.tzdb import ZoneLookupError
 
 __all__ = [
@@ -323,6 +324,9 @@ def _count(count: int | None) -> int | None:
 class _DurableSession:
     header: str
     events: list[str] = field(default_factory=list)
+    #: The header object last persisted: a session's header is read-only, so
+    #: the same object needs no new serialisation.
+    source: object = None
 
 
 def _encode(value: object) -> str:
@@ -366,13 +370,19 @@ class DurableStore:
         logs on every flush would make long sessions quadratic.
         """
         stored = self._sessions.get(header["id"])
-        header_text = _encode(header)
-        if stored is None or len(stored.events) > len(events) or stored.header != header_text:
-            stored, kept = _DurableSession(header_text), 0
-        else:
+        if stored is not None and stored.source is header and len(stored.events) <= len(events):
             kept = len(stored.events)
-        suffix = [_encode(event) for event in events[kept:]]
+        else:
+            header_text = _encode(header)
+            if stored is None or len(stored.events) > len(events) or stored.header != header_text:
+                stored, kept = _DurableSession(header_text), 0
+            else:
+                kept = len(stored.events)
+        # An appended event carries its JSON text (pytest_dsh.frozen_json): the
+        # store keeps that very string instead of serialising the event again.
+        suffix = [event_text(event) or _encode(event) for event in events[kept:]]
         stored.events.extend(suffix)
+        stored.source = header if isinstance(header, FrozenDict) else None
         self._sessions[header["id"]] = stored
 
     def has(self, session_id: str) -> bool:

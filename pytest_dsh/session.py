@@ -1,6 +1,8 @@
 """Session logs of the fake host: raw events, derived history, compaction.
 
-The raw log is append-only and never loses anything. Compaction appends a
+The raw log is append-only and never loses anything, and nobody can edit it:
+each event is a read-only snapshot (:mod:`pytest_dsh.frozen_json`) that the
+session, the durable store and every reader share. Compaction appends a
 replacement ``user/message`` whose ``sourceEventSeqs`` lists the events it
 summarises; :meth:`FakeSession.history` hides those (they are *shadowed*) while
 :attr:`FakeSession.events` keeps them, as DSH does.
@@ -8,18 +10,16 @@ summarises; :meth:`FakeSession.history` hides those (they are *shadowed*) while
 
 from __future__ import annotations
 
-import copy
 import itertools
-import json
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, Final, final
+from typing import Any, Final, cast, final
 
 from pytest_dsh.contract import (
     AppendRejectedError,
     SessionEvent,
     SessionHeader,
 )
-from pytest_dsh.json_limits import json_copy
+from pytest_dsh.frozen_json import freeze_event, frozen_event, thaw_events
 
 __all__ = ["MESSAGE_EVENT_TYPES", "FakeSession", "derive_history"]
 
@@ -58,6 +58,8 @@ class EventsView(Sequence[SessionEvent]):
         return self._length
 
     def __getitem__(self, index: Any) -> Any:
+        if type(index) is int and 0 <= index < self._length:
+            return self._events[index]  # the common case, first
         if isinstance(index, slice):
             start, stop, step = index.indices(self._length)
             if step > 0:
@@ -81,13 +83,33 @@ class EventsView(Sequence[SessionEvent]):
         return f"EventsView({list(self)!r})"
 
 
-def _json_snapshot(data: Any) -> Any:
-    # DSH stores a lossless JSON snapshot: later mutation of the caller's object
-    # must not change the log, and non-JSON values are refused at append time.
-    try:
-        return json.loads(json.dumps(data, ensure_ascii=False, allow_nan=False))
-    except (TypeError, ValueError, RecursionError) as exc:
-        raise AppendRejectedError(f"event data is not JSON: {exc}") from exc
+@final
+class LogWithCandidate(Sequence[SessionEvent]):
+    """A log followed by one more event, without copying the log (what a
+    write-through store persists before the event is appended)."""
+
+    __slots__ = ("_candidate", "_log")
+
+    def __init__(self, log: Sequence[SessionEvent], candidate: SessionEvent) -> None:
+        self._log = log
+        self._candidate = candidate
+
+    def __len__(self) -> int:
+        return len(self._log) + 1
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            start, stop, step = index.indices(len(self))
+            logged = len(self._log)
+            if step != 1:
+                return tuple(self[i] for i in range(start, stop, step))
+            tail = (self._candidate,) if start <= logged < stop else ()
+            return (*self._log[start : min(stop, logged)], *tail)
+        length = len(self)
+        if not -length <= index < length:
+            raise IndexError("event index out of range")
+        index %= length
+        return self._candidate if index == len(self._log) else self._log[index]
 
 
 @final
@@ -104,8 +126,10 @@ class FakeSession:
         guard: AppendGuard,
         read_guard: Callable[[], None] | None = None,
     ) -> None:
-        self._header = header
-        self._events = events
+        self._header = cast(SessionHeader, freeze_event(header))
+        self._id: str = self._header["id"]
+        # Seeded and resumed events become read-only snapshots too.
+        self._events = [freeze_event(event) for event in events]
         self._now_ms = now_ms
         self._guard = guard
         self._read_guard = read_guard
@@ -113,7 +137,7 @@ class FakeSession:
 
     @property
     def id(self) -> str:
-        return self._header["id"]
+        return self._id
 
     @property
     def header(self) -> SessionHeader:
@@ -141,21 +165,27 @@ class FakeSession:
             raise AppendRejectedError("event type must be a non-empty string")
         if not self.live:
             raise AppendRejectedError(f"session {self.id!r} is not live")
-        event: SessionEvent = {
-            "type": type,
-            "seq": len(self._events),
-            "time": self._now_ms(),
-            "data": _json_snapshot(data),
-        }
-        for key, value in envelope.items():
-            event[key] = copy.deepcopy(value)  # type: ignore[literal-required]
+        # DSH stores a lossless JSON snapshot: later mutation of the caller's
+        # object must not change the log, and non-JSON data is refused here.
+        try:
+            event = cast(
+                SessionEvent,
+                frozen_event(type, len(self._events), self._now_ms(), data, envelope),
+            )
+        except (TypeError, ValueError, RecursionError) as exc:
+            raise AppendRejectedError(f"event data is not JSON: {exc}") from exc
         self._guard(self, event)
         self._events.append(event)
         return event
+
+    def log_with(self, candidate: SessionEvent) -> Sequence[SessionEvent]:
+        """The raw log followed by ``candidate`` (O(1): nothing is copied)."""
+        return LogWithCandidate(self.log, candidate)
 
     def history(self) -> list[SessionEvent]:
         return derive_history(self._events)
 
     def snapshot(self) -> list[SessionEvent]:
-        """A deep copy of the raw log (what a test may inspect or keep)."""
-        return json_copy(self._events)  # deepcopy would fail on deep data
+        """A plain, mutable deep copy of the raw log (what a test may inspect
+        or keep), parsed from the events' stored JSON texts."""
+        return thaw_events(self._events)

@@ -22,6 +22,7 @@ import jsonschema
 
 from pytest_dsh.contract import ToolDefinition
 from pytest_dsh.json_limits import json_value_problem
+from pytest_dsh.schema_check import Check, Undecided, compile_check
 
 if TYPE_CHECKING:
     from pytest_dsh.contract import Agent
@@ -89,20 +90,41 @@ class ToolOutcome:
     error: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class _SchemaValidator:
+    """``jsonschema``'s validator, and the fast check compiled from the same
+    schema when it stays within the fast dialect (pytest_dsh.schema_check)."""
+
+    full: jsonschema.Draft202012Validator
+    fast: Check | None
+
+
 @functools.cache
-def _checked_validator(schema_json: str) -> jsonschema.Draft202012Validator:
+def _checked_validator(schema_json: str) -> _SchemaValidator:
     # Checking a schema against the meta-schema is costly; agents register the
-    # same schemas over and over, so each distinct schema is checked once.
+    # same schemas over and over, so each distinct schema is checked and
+    # compiled once.
     schema = json.loads(schema_json)
     jsonschema.Draft202012Validator.check_schema(schema)
-    return jsonschema.Draft202012Validator(schema)
+    return _SchemaValidator(jsonschema.Draft202012Validator(schema), compile_check(schema))
 
 
-def _validator(schema: Mapping[str, Any]) -> jsonschema.Draft202012Validator:
+def _validator(schema: Mapping[str, Any]) -> _SchemaValidator:
     return _checked_validator(json.dumps(schema, sort_keys=True))
 
 
-def _violations(validator: jsonschema.Draft202012Validator, instance: Any) -> list[str]:
+def _violations(validator: _SchemaValidator, instance: Any) -> list[str]:
+    if validator.fast is not None:
+        try:
+            if validator.fast(instance):
+                return []
+        except (Undecided, RecursionError):
+            pass
+        # Invalid or undecided: jsonschema gives the verdict and the messages.
+    return _full_violations(validator.full, instance)
+
+
+def _full_violations(validator: jsonschema.Draft202012Validator, instance: Any) -> list[str]:
     try:
         if validator.is_valid(instance):
             return []
@@ -133,7 +155,7 @@ class AgentToolRegistry:
 
     def __init__(self) -> None:
         self._tools: dict[str, ToolDefinition] = {}
-        self._validators: dict[str, tuple[Any, Any]] = {}
+        self._validators: dict[str, tuple[_SchemaValidator, _SchemaValidator | None]] = {}
         # Every register call, refused ones included, for tests (registrations()).
         self._journal: list[ToolRegistration] = []
 

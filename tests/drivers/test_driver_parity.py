@@ -420,6 +420,17 @@ def test_read_faults_hit_the_plugins_reads_only(host, read):
     assert agent.call_tool("schedule_create", AFTER_60).value["id"] == "schedule-1"
 
 
+def test_an_event_read_fault_leaves_the_hosts_own_turn_alone(host):
+    agent = host.create_agent()  # no plugin: every event read would be the host's
+    host.faults.fail_event_reads(count=None)
+    agent.prompt("hello")
+    host.run_until_idle()
+    types = [event["type"] for event in agent.events()]
+    assert "turn/end" in types and "assistant/message" in types, types
+    [request] = agent.requests()
+    assert [event["type"] for event in request] == ["user/message"]
+
+
 def test_a_read_fault_counts_only_matching_reads(host):
     agent = schedule_agent(host)
     host.faults.fail_clock_reads(first=1, count=1)
