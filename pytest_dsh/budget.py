@@ -110,10 +110,22 @@ def _configured_growth(config: pytest.Config) -> int | None:
     return growth or None
 
 
+#: The run's budgets (steps, wall seconds, growth), read once at configure time.
+_LIMITS_KEY = pytest.StashKey[tuple[int | None, float | None, int | None]]()
+
+
 def pytest_configure(config: pytest.Config) -> None:
     # A bad value is one usage error before anything runs, not an error per test.
-    _configured(config)
-    _configured_growth(config)
+    steps, wall = _configured(config)
+    config.stash[_LIMITS_KEY] = (steps, wall, _configured_growth(config))
+
+
+def _limits(config: pytest.Config) -> tuple[int | None, float | None, int | None]:
+    limits = config.stash.get(_LIMITS_KEY, None)
+    if limits is None:  # pragma: no cover - pytest_configure always ran first
+        steps, wall = _configured(config)
+        limits = (steps, wall, _configured_growth(config))
+    return limits
 
 
 def _on_alarm(signum: int, frame: FrameType | None) -> None:
@@ -130,8 +142,7 @@ def _alarm_available() -> bool:
 
 @contextlib.contextmanager
 def _phase(item: pytest.Item) -> Iterator[None]:
-    steps, wall = _configured(item.config)
-    growth = _configured_growth(item.config)
+    steps, wall, growth = _limits(item.config)
     virtual_loop.budget = Budget(
         steps_left=steps,
         wall_deadline=None if wall is None else time.monotonic() + wall,

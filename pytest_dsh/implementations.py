@@ -17,6 +17,7 @@ that imports :class:`PythonImplementation` stays light.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib
 import importlib.metadata
 import importlib.util
@@ -44,6 +45,7 @@ __all__ = [
     "conformance_root",
     "resolve_implementation",
     "stable_test_id",
+    "suite_relative_path",
     "suite_test_id",
 ]
 
@@ -114,8 +116,12 @@ class PythonImplementation:
 # --------------------------------------------------------------------- test ids
 
 
+@functools.cache
 def conformance_root() -> pathlib.Path | None:
-    """The folder of the installed ``dsh_conformance`` package, if any."""
+    """The folder of the installed ``dsh_conformance`` package, if any.
+
+    Looked up once per process: the hooks ask for every collected module and
+    test, and an installed package does not move while pytest runs."""
     spec = importlib.util.find_spec("dsh_conformance")
     if spec is None or not spec.submodule_search_locations:
         return None
@@ -136,16 +142,29 @@ def stable_test_id(path: pathlib.Path, nodeid: str) -> str:
     package (``schedule/test_x.py::test_y[param]``): the same whether the
     whole suite or one section was run, from a checkout or an install. This is
     the key of ``expected_failures``. Tests outside the suite keep their node id."""
-    root = conformance_root()
-    if root is not None:
-        try:
-            relative = path.resolve().relative_to(root)
-        except ValueError:
-            pass
-        else:
-            _, sep, name = nodeid.partition("::")
-            return relative.as_posix() + (sep + name if sep else "")
+    relative = suite_relative_path(path)
+    if relative is not None:
+        _, sep, name = nodeid.partition("::")
+        return relative + (sep + name if sep else "")
     return suite_test_id(nodeid)
+
+
+def suite_relative_path(path: pathlib.Path) -> str | None:
+    """``path`` relative to the ``dsh_conformance`` folder (POSIX form), or
+    ``None`` for a file outside the suite."""
+    return _suite_relative(str(path))
+
+
+@functools.lru_cache(maxsize=1024)
+def _suite_relative(path: str) -> str | None:
+    # One resolve (a system call per path component) per file, not per test.
+    root = conformance_root()
+    if root is None:
+        return None
+    try:
+        return pathlib.Path(path).resolve().relative_to(root).as_posix()
+    except ValueError:
+        return None
 
 
 # ------------------------------------------------------------------ resolving

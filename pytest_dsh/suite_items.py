@@ -19,7 +19,7 @@ from typing import Final
 
 import pytest
 
-from pytest_dsh.implementations import conformance_root, stable_test_id
+from pytest_dsh.implementations import stable_test_id, suite_relative_path
 from pytest_dsh.reporting.results import TestResult
 
 __all__ = ["LEVELS", "describe_item", "in_suite"]
@@ -29,14 +29,9 @@ _SENTENCE_PLUGINS: Final = {"SCH": "schedule", "TC": "time-context"}
 
 
 def in_suite(path: pathlib.Path) -> bool:
-    root = conformance_root()
-    if root is None:
-        return False
-    try:
-        path.resolve().relative_to(root)
-    except ValueError:
-        return False
-    return True
+    """Whether ``path`` is a file of the installed conformance suite (asked
+    for every collected module and around every test: resolved once per file)."""
+    return suite_relative_path(path) is not None
 
 
 def _plugin(test_id: str, sentences: Sequence[str], required: set[str]) -> str:
