@@ -12,6 +12,7 @@ error the suite can see.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import functools
 import json
 from collections.abc import Callable, Mapping
@@ -160,8 +161,8 @@ class AgentToolRegistry:
         self._journal: list[ToolRegistration] = []
 
     def register(self, tool: ToolDefinition, *, host_tool: bool = False) -> Callable[[], None]:
-        output = None if tool.output_schema is None else copy.deepcopy(dict(tool.output_schema))
         if tool.name in self._tools:
+            output = None if tool.output_schema is None else copy.deepcopy(dict(tool.output_schema))
             self._journal.append(ToolRegistration(tool.name, "refused", output, host_tool))
             raise ValueError(f"tool {tool.name!r} is already registered on this agent")
         validators = (
@@ -171,6 +172,9 @@ class AgentToolRegistry:
         self._tools[tool.name] = tool
         self._validators[tool.name] = validators
         index = len(self._journal)
+        # The compiled validator's schema is already a private parsed copy, shared
+        # by every agent registering the same schema: registrations() copies it.
+        output = None if validators[1] is None else validators[1].full.schema
         self._journal.append(ToolRegistration(tool.name, "active", output, host_tool))
 
         def dispose() -> None:
@@ -191,7 +195,11 @@ class AgentToolRegistry:
 
     def registrations(self) -> list[ToolRegistration]:
         """Every registration attempt on this registry, in call order."""
-        return list(self._journal)
+        return [
+            entry if entry.output_schema is None
+            else dataclasses.replace(entry, output_schema=copy.deepcopy(entry.output_schema))
+            for entry in self._journal
+        ]
 
     def names(self) -> list[str]:
         return list(self._tools)
