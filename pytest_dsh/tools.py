@@ -174,7 +174,8 @@ class AgentToolRegistry:
         index = len(self._journal)
         # The compiled validator's schema is already a private parsed copy, shared
         # by every agent registering the same schema: registrations() copies it.
-        output = None if validators[1] is None else validators[1].full.schema
+        shared = None if validators[1] is None else validators[1].full.schema
+        output = shared if isinstance(shared, dict) else None  # always a dict: it came from json
         self._journal.append(ToolRegistration(tool.name, "active", output, host_tool))
 
         def dispose() -> None:
