@@ -21,7 +21,7 @@ import inspect
 import itertools
 import sys
 from collections.abc import Coroutine, Mapping, Sequence
-from types import FrameType
+from types import FrameType, ModuleType
 from typing import Any, TypeVar, final
 
 import pluggy
@@ -85,14 +85,21 @@ class _PersistenceMarker:
 
 
 class _PluginManager(pluggy.PluginManager):
-    """pluggy's manager, minus the inspection of dunder names at registration
-    (about 30 per plugin object, most of a registration's cost); no hook
-    implementation can be a dunder."""
+    """pluggy's manager, minus the inspection of dunder names when a plugin or
+    the hook specifications are added (about 30 per object, most of the cost);
+    no hook can be a dunder."""
 
     def parse_hookimpl_opts(self, plugin: object, name: str) -> pluggy.HookimplOpts | None:
         if name.startswith("__"):
             return None
         return super().parse_hookimpl_opts(plugin, name)
+
+    def parse_hookspec_opts(
+        self, module_or_class: ModuleType | type, name: str
+    ) -> pluggy.HookspecOpts | None:
+        if name.startswith("__"):
+            return None
+        return super().parse_hookspec_opts(module_or_class, name)
 
 
 @final
@@ -450,7 +457,8 @@ class FakeHost:
         ):
             raise ValueError("session header seedLength must be a non-negative safe integer")
         sid = session_id or f"session-{next(self._ids)}"
-        events: list[SessionEvent] = [copy.deepcopy(event) for event in (seed or [])]
+        # The session freezes its events, copying them: no deep copy needed here.
+        events: list[SessionEvent] = list(seed or [])
         header: SessionHeader = {"id": sid}
         if seed_length is not None:
             header["seedLength"] = seed_length

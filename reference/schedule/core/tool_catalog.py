@@ -23,6 +23,8 @@ may not corrupt a shared copy.
 
 from __future__ import annotations
 
+import functools
+import json
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -82,15 +84,27 @@ class ToolDefinition:
 
 
 def tool_definitions() -> tuple[ToolDefinition, ToolDefinition, ToolDefinition]:
-    """``schedule_create``, ``schedule_list`` and ``schedule_delete``, in registration order."""
-    create = ToolDefinition(
-        SCHEDULE_CREATE, _CREATE_DESCRIPTION, _create_parameters(), _create_output()
-    )
-    listing = ToolDefinition(SCHEDULE_LIST, _LIST_DESCRIPTION, _list_parameters(), _list_output())
-    delete = ToolDefinition(
-        SCHEDULE_DELETE, _DELETE_DESCRIPTION, _delete_parameters(), _delete_output()
+    """``schedule_create``, ``schedule_list`` and ``schedule_delete``, in registration order.
+    Every call gets schemas of its own, which a host may keep or change."""
+    create, listing, delete = (
+        ToolDefinition(name, description, json.loads(parameters), json.loads(output))
+        for name, description, parameters, output in _definition_texts()
     )
     return create, listing, delete
+
+
+@functools.cache
+def _definition_texts() -> tuple[tuple[str, str, str, str], ...]:
+    # Built once as JSON text: parsing it is far cheaper than rebuilding the
+    # schemas (the output schemas are oneOf unions of a dozen shapes) per agent.
+    return tuple(
+        (name, description, json.dumps(parameters), json.dumps(output))
+        for name, description, parameters, output in (
+            (SCHEDULE_CREATE, _CREATE_DESCRIPTION, _create_parameters(), _create_output()),
+            (SCHEDULE_LIST, _LIST_DESCRIPTION, _list_parameters(), _list_output()),
+            (SCHEDULE_DELETE, _DELETE_DESCRIPTION, _delete_parameters(), _delete_output()),
+        )
+    )
 
 
 def _create_parameters() -> JsonSchema:
