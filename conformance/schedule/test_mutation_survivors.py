@@ -51,3 +51,24 @@ def test_the_last_instant_of_year_9999_is_a_valid_target(agent):
         "as scheduledAt 9999-12-31T23:59:59.999Z", value)
     assert value["state"] == "scheduled", readme(
         "SCH-030", "a target far in the future to be listed as scheduled", value)
+
+
+YEAR_ONE_MS = -62_135_596_800_000  # 0001-01-01T00:00:00.000Z, the first four-digit-year instant
+
+
+# Detroit kept local mean time (-05:32:11) until 1905; in 9999 it is on -05:00.
+# Ten minutes into year 1, some instants near this local time have a Detroit
+# local time before year 1: reading the zone's offset there from the wrong end
+# of its history gives -05:00 and a false, earlier match.
+@pytest.mark.spec("SCH-025", "SCH-027")
+def test_a_local_time_at_the_start_of_year_one_uses_the_zones_local_mean_time(
+    dsh_host_factory,
+):
+    host = dsh_host_factory(start_ms=YEAR_ONE_MS)
+    host.load_plugin("schedule")
+    at = {"date": "0001-01-01", "time": "00:10:00", "time_zone": "America/Detroit"}
+    value = _create(host.create_agent(), at)
+    assert value.get("scheduledAt") == "0001-01-01T05:42:11.000Z", readme(
+        "SCH-025, SCH-027",
+        f"{at}, read with Detroit's local mean time -05:32:11 in force in year 1, to be "
+        "scheduledAt 0001-01-01T05:42:11.000Z", value)
