@@ -72,3 +72,16 @@ def test_a_local_time_at_the_start_of_year_one_uses_the_zones_local_mean_time(
         "SCH-025, SCH-027",
         f"{at}, read with Detroit's local mean time -05:32:11 in force in year 1, to be "
         "scheduledAt 0001-01-01T05:42:11.000Z", value)
+
+
+# Zones on UTC in December 9999 (UTC itself and an Area/Location one) put this
+# local time exactly on the last representable instant, which is in range.
+@pytest.mark.spec("SCH-015", "SCH-025", "SCH-030")
+@pytest.mark.parametrize("zone", ["UTC", "Africa/Abidjan"])
+def test_the_last_local_millisecond_of_year_9999_on_utc_is_a_valid_target(agent, zone):
+    at = {"date": "9999-12-31", "time": "23:59:59.999", "time_zone": zone}
+    value = _create(agent, at)
+    assert value.get("scheduledAt") == "9999-12-31T23:59:59.999Z", readme(
+        "SCH-015, SCH-025, SCH-030",
+        f"{at}, the last four-digit-year instant, to be accepted as scheduledAt "
+        "9999-12-31T23:59:59.999Z", value)
