@@ -1,11 +1,15 @@
-"""Behaviours a mutation run of the reference showed the suite did not yet pin
-(docs/conformance-power.md): the exact ends of the four-digit-year range."""
+"""Behaviours mutation runs of the reference showed the suite did not yet pin
+(docs/conformance-power.md): the exact ends of the four-digit-year range, in the
+string and in the local form (where year 1 west of UTC needs the zone's local
+mean time), and which idle transitions make the live owner recompute (pinned
+detail SCH-IDLE-TRIGGER)."""
 
 from __future__ import annotations
 
 import pytest
 
 from dsh_conformance.expect import code_of, pinned, readme
+from dsh_conformance.schedule.session_logs import flushes_of
 
 NOT_FUTURE = "The scheduled time must be strictly in the future."
 
@@ -85,3 +89,29 @@ def test_the_last_local_millisecond_of_year_9999_on_utc_is_a_valid_target(agent,
         "SCH-015, SCH-025, SCH-030",
         f"{at}, the last four-digit-year instant, to be accepted as scheduledAt "
         "9999-12-31T23:59:59.999Z", value)
+
+
+# The owner rechecks on an idle transition only when the log holds a
+# schedule/change event; a session that never used Schedule is left alone.
+@pytest.mark.compat("SCH-IDLE-TRIGGER")
+@pytest.mark.spec("SCH-085", "SCH-034")
+def test_an_idle_transition_flushes_only_a_log_that_holds_a_schedule_change(host, agent):
+    host.run_until_idle()
+    before = len(flushes_of(host, agent.session_id))
+    agent.prompt("hello")
+    host.run_until_idle()
+    flushes = flushes_of(host, agent.session_id)[before:]
+    assert flushes == [], pinned(
+        "SCH-IDLE-TRIGGER", "no flush when an agent whose log holds no schedule/change "
+        "event goes idle", flushes)
+    created = agent.call_tool("schedule_create", {"prompt": "Later", "after_seconds": 86_400})
+    assert created.value.get("state") == "scheduled", readme(
+        "SCH-034", "a reminder a day ahead to be created", created)
+    host.run_until_idle()
+    before = len(flushes_of(host, agent.session_id))
+    agent.prompt("hello again")
+    host.run_until_idle()
+    flushes = flushes_of(host, agent.session_id)[before:]
+    assert len(flushes) == 1, pinned(
+        "SCH-IDLE-TRIGGER", "one recompute flush when the agent goes idle once its log holds "
+        "a schedule/change event", flushes)
