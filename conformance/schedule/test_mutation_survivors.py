@@ -1,11 +1,15 @@
-"""Behaviours a mutation run of the reference showed the suite did not yet pin
-(docs/conformance-power.md): the exact ends of the four-digit-year range."""
+"""Behaviours mutation runs of the reference showed the suite did not yet pin
+(docs/conformance-power.md): the exact ends of the four-digit-year range, in the
+string and in the local form (where year 1 west of UTC needs the zone's local
+mean time), and which idle transitions make the live owner recompute (pinned
+detail SCH-IDLE-TRIGGER)."""
 
 from __future__ import annotations
 
 import pytest
 
 from dsh_conformance.expect import code_of, pinned, readme
+from dsh_conformance.schedule.session_logs import flushes_of
 
 NOT_FUTURE = "The scheduled time must be strictly in the future."
 
@@ -51,3 +55,63 @@ def test_the_last_instant_of_year_9999_is_a_valid_target(agent):
         "as scheduledAt 9999-12-31T23:59:59.999Z", value)
     assert value["state"] == "scheduled", readme(
         "SCH-030", "a target far in the future to be listed as scheduled", value)
+
+
+YEAR_ONE_MS = -62_135_596_800_000  # 0001-01-01T00:00:00.000Z, the first four-digit-year instant
+
+
+# Detroit kept local mean time (-05:32:11) until 1905; in 9999 it is on -05:00.
+# Ten minutes into year 1, some instants near this local time have a Detroit
+# local time before year 1: reading the zone's offset there from the wrong end
+# of its history gives -05:00 and a false, earlier match.
+@pytest.mark.spec("SCH-025", "SCH-027")
+def test_a_local_time_at_the_start_of_year_one_uses_the_zones_local_mean_time(
+    dsh_host_factory,
+):
+    host = dsh_host_factory(start_ms=YEAR_ONE_MS)
+    host.load_plugin("schedule")
+    at = {"date": "0001-01-01", "time": "00:10:00", "time_zone": "America/Detroit"}
+    value = _create(host.create_agent(), at)
+    assert value.get("scheduledAt") == "0001-01-01T05:42:11.000Z", readme(
+        "SCH-025, SCH-027",
+        f"{at}, read with Detroit's local mean time -05:32:11 in force in year 1, to be "
+        "scheduledAt 0001-01-01T05:42:11.000Z", value)
+
+
+# Zones on UTC in December 9999 (UTC itself and an Area/Location one) put this
+# local time exactly on the last representable instant, which is in range.
+@pytest.mark.spec("SCH-015", "SCH-025", "SCH-030")
+@pytest.mark.parametrize("zone", ["UTC", "Africa/Abidjan"])
+def test_the_last_local_millisecond_of_year_9999_on_utc_is_a_valid_target(agent, zone):
+    at = {"date": "9999-12-31", "time": "23:59:59.999", "time_zone": zone}
+    value = _create(agent, at)
+    assert value.get("scheduledAt") == "9999-12-31T23:59:59.999Z", readme(
+        "SCH-015, SCH-025, SCH-030",
+        f"{at}, the last four-digit-year instant, to be accepted as scheduledAt "
+        "9999-12-31T23:59:59.999Z", value)
+
+
+# The owner rechecks on an idle transition only when the log holds a
+# schedule/change event; a session that never used Schedule is left alone.
+@pytest.mark.compat("SCH-IDLE-TRIGGER")
+@pytest.mark.spec("SCH-085", "SCH-034")
+def test_an_idle_transition_flushes_only_a_log_that_holds_a_schedule_change(host, agent):
+    host.run_until_idle()
+    before = len(flushes_of(host, agent.session_id))
+    agent.prompt("hello")
+    host.run_until_idle()
+    flushes = flushes_of(host, agent.session_id)[before:]
+    assert flushes == [], pinned(
+        "SCH-IDLE-TRIGGER", "no flush when an agent whose log holds no schedule/change "
+        "event goes idle", flushes)
+    created = agent.call_tool("schedule_create", {"prompt": "Later", "after_seconds": 86_400})
+    assert created.value.get("state") == "scheduled", readme(
+        "SCH-034", "a reminder a day ahead to be created", created)
+    host.run_until_idle()
+    before = len(flushes_of(host, agent.session_id))
+    agent.prompt("hello again")
+    host.run_until_idle()
+    flushes = flushes_of(host, agent.session_id)[before:]
+    assert len(flushes) == 1, pinned(
+        "SCH-IDLE-TRIGGER", "one recompute flush when the agent goes idle once its log holds "
+        "a schedule/change event", flushes)
