@@ -22,6 +22,11 @@ Options (each with an ini twin):
     it grows, even from code that never returns to the event loop. ``0`` is
     unlimited.
 
+A test that legitimately takes long (one that installs packages or runs
+another pytest) sets its own wall budget with the marker
+``@pytest.mark.dsh_wall_budget(SECONDS)`` (``0``: unlimited), which wins over
+the option and the ini value.
+
 Setup, call and teardown each get the whole budget, so a host whose test ran
 away can still be closed. A budget overrun is a
 :class:`~pytest_dsh.virtual_loop.RunawayError`.
@@ -115,9 +120,39 @@ _LIMITS_KEY = pytest.StashKey[tuple[int | None, float | None, int | None]]()
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "dsh_wall_budget(seconds): this test's own wall-clock budget per phase "
+        "(0: unlimited), instead of --dsh-wall-budget",
+    )
     # A bad value is one usage error before anything runs, not an error per test.
     steps, wall = _configured(config)
     config.stash[_LIMITS_KEY] = (steps, wall, _configured_growth(config))
+
+
+#: A test's own wall budget from its marker: seconds, or None for unlimited.
+_MARKED_WALL_KEY = pytest.StashKey[float | None]()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    # A malformed marker is one usage error at collection, not an error per phase.
+    for item in items:
+        marker = item.get_closest_marker("dsh_wall_budget")
+        if marker is None:
+            continue
+        value = marker.args[0] if len(marker.args) == 1 and not marker.kwargs else None
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+            raise pytest.UsageError(
+                f"{item.nodeid}: dsh_wall_budget takes one number of seconds >= 0 "
+                f"(0: unlimited), not {marker.args!r}"
+            )
+        item.stash[_MARKED_WALL_KEY] = float(value) or None
+
+
+def _marked_wall(item: pytest.Item, wall: float | None) -> float | None:
+    if _MARKED_WALL_KEY in item.stash:
+        return item.stash[_MARKED_WALL_KEY]
+    return wall
 
 
 def _limits(config: pytest.Config) -> tuple[int | None, float | None, int | None]:
@@ -143,6 +178,7 @@ def _alarm_available() -> bool:
 @contextlib.contextmanager
 def _phase(item: pytest.Item) -> Iterator[None]:
     steps, wall, growth = _limits(item.config)
+    wall = _marked_wall(item, wall)
     virtual_loop.budget = Budget(
         steps_left=steps,
         wall_deadline=None if wall is None else time.monotonic() + wall,

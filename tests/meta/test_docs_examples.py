@@ -24,6 +24,9 @@ import pytest
 from pytest_dsh.expectations import load_expectations_file, unknown_test_ids
 from pytest_dsh.implementations import conformance_root
 
+# Installs packages or runs pytest in other processes: more than the default budget.
+pytestmark = pytest.mark.dsh_wall_budget(600)
+
 ROOT = pathlib.Path(__file__).parents[2]
 PAGES = ["docs/validate-your-plugin.md", "README.md", "docs/index.md"]
 BIN = pathlib.Path(sys.executable).parent

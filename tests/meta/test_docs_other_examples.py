@@ -23,6 +23,9 @@ import pytest
 from dsh_reference.implementation import IMPLEMENTATION
 from pytest_dsh import reply_text, reply_tools
 
+# Installs packages or runs pytest in other processes: more than the default budget.
+pytestmark = pytest.mark.dsh_wall_budget(600)
+
 DOCS = pathlib.Path(__file__).parents[2] / "docs"
 START_MS = 1_767_225_600_000  # 2026-01-01T00:00:00.000Z
 _BLOCK = re.compile(r"^```(\w*)\n(.*?)^```", re.M | re.S)

@@ -13,6 +13,11 @@ import pathlib
 import subprocess
 import sys
 
+import pytest
+
+# Installs packages or runs pytest in other processes: more than the default budget.
+pytestmark = pytest.mark.dsh_wall_budget(600)
+
 HERE = pathlib.Path(__file__).parent
 REMAPPED = "--dsh-impl=remapped_ids_impl:IMPLEMENTATION"
 

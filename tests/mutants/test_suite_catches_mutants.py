@@ -18,6 +18,9 @@ import sys
 
 import pytest
 
+# Installs packages or runs pytest in other processes: more than the default budget.
+pytestmark = pytest.mark.dsh_wall_budget(600)
+
 HERE = pathlib.Path(__file__).parent
 
 

@@ -21,6 +21,9 @@ import pytest
 
 from pytest_dsh.npm.expectations import load_expectations
 
+# Installs packages or runs pytest in other processes: more than the default budget.
+pytestmark = pytest.mark.dsh_wall_budget(900)
+
 REPO = Path(__file__).resolve().parents[2]
 DOC = REPO / "docs" / "validate-your-npm-plugin.md"
 DELETE_TESTS = {
