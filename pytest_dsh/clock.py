@@ -42,6 +42,8 @@ class VirtualClock:
         self._wall_base_monotonic = 0.0
         self._traveller: time_machine.travel | None = None
         self._coordinates: time_machine.Traveller | None = None
+        # The (clamped) wall ms time-machine was last given.
+        self._patched_ms = 0
 
     def monotonic(self) -> float:
         return self._monotonic
@@ -76,7 +78,8 @@ class VirtualClock:
     def start_patching(self) -> None:
         """Make ``time.time()``/``datetime.now()`` follow the wall clock."""
         if self._traveller is None:
-            self._traveller = time_machine.travel(_as_datetime(self.now_ms()), tick=False)
+            self._patched_ms = _clamped(self.now_ms())
+            self._traveller = time_machine.travel(_as_datetime(self._patched_ms), tick=False)
             self._coordinates = self._traveller.start()
 
     def stop_patching(self) -> None:
@@ -86,8 +89,20 @@ class VirtualClock:
             self._coordinates = None
 
     def _sync_time_machine(self) -> None:
-        if self._coordinates is not None:
-            self._coordinates.move_to(_as_datetime(self.now_ms()))
+        if self._coordinates is None:
+            return
+        target_ms = _clamped(self.now_ms())
+        if target_ms == self._patched_ms:
+            return  # a step of less than a millisecond (or beyond the clamp)
+        if target_ms > self._patched_ms:
+            # Forwards, as every timer wake-up moves it: shifting by an exact
+            # timedelta costs a fraction of a move_to (which re-parses a
+            # datetime and resets time-machine's uuid1 state, a reset that
+            # only matters backwards).
+            self._coordinates.shift(datetime.timedelta(milliseconds=target_ms - self._patched_ms))
+        else:
+            self._coordinates.move_to(_as_datetime(target_ms))
+        self._patched_ms = target_ms
 
 
 class _ZeroOffset(datetime.tzinfo):
@@ -111,7 +126,11 @@ def _as_datetime(epoch_ms: int) -> datetime.datetime:
     # 1 and 9999 while JS time spans ±8.64e15 ms: beyond, the patched
     # time.time() stays at the nearest representable instant (the Clock
     # service and the driver keep the exact value).
-    return _EPOCH + datetime.timedelta(milliseconds=min(max(epoch_ms, _MIN_MS), _MAX_MS))
+    return _EPOCH + datetime.timedelta(milliseconds=_clamped(epoch_ms))
+
+
+def _clamped(epoch_ms: int) -> int:
+    return min(max(epoch_ms, _MIN_MS), _MAX_MS)
 
 
 _EPOCH: Final = datetime.datetime(1970, 1, 1, tzinfo=_ZeroOffset())

@@ -203,6 +203,7 @@ class HostDriver(Protocol):
         seed_length: int | None = None,
     ) -> AgentDriver:
         """A new agent; ``seed_length`` sets the header's ``seedLength``."""
+
     def fork(self, agent: AgentDriver) -> AgentDriver: ...
     def resume(self, session_id: str) -> AgentDriver: ...
     def crash(self) -> None: ...
@@ -210,6 +211,7 @@ class HostDriver(Protocol):
     def flush_session(self, agent: AgentDriver) -> bool:
         """The host flushes ``agent``'s session itself (as its persistence does
         between turns); the fault plan applies. True when durable."""
+
     def add_pre_step_probe(
         self,
         mode: ProbeMode = "record",
@@ -218,20 +220,68 @@ class HostDriver(Protocol):
         order: ProbeOrder = "last",
     ) -> PreStepProbe:
         """A test listener on the pre-step hook (see :class:`PreStepProbe`)."""
+
     def start_trace(self) -> None:
         """Record, in order, what the host does from now on (pytest_dsh.trace)."""
+
     def trace(self) -> list[TraceEntry]:
         """What the host did since :meth:`start_trace`."""
+
     def preregister_tool(self, name: str) -> None:
         """Register a host tool ``name`` on every agent created from now on,
         before any plugin's agent-created listener runs."""
+
     def tool_registrations(self, session_id: str) -> list[ToolRegistration]:
         """Every tool registration on the agents of ``session_id`` (refused,
         disposed and dropped ones included), in call order."""
+
     def close(self) -> None: ...
 
 
 _direct_calls = itertools.count(1)
+
+
+def _copy_arguments(arguments: Any) -> Any:
+    """``copy.deepcopy(arguments)``, with its result, for arguments
+    ``argument_error`` accepted (so at most 64 levels deep): plain dicts and
+    lists are copied here, which is most of a call's copying cost, and
+    anything else goes to ``copy.deepcopy`` with the same memo, so values
+    shared inside the arguments stay shared in the copy."""
+    return _copy_plain(arguments, {})
+
+
+_IMMUTABLE_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def _copy_plain(value: Any, memo: dict[int, Any]) -> Any:
+    kind = type(value)
+    if kind in _IMMUTABLE_SCALARS:
+        return value  # deepcopy returns these atoms themselves
+    if kind is dict or kind is list:
+        copied = memo.get(id(value), memo)
+        if copied is not memo:
+            return copied
+        if kind is dict:
+            fresh: dict[Any, Any] = {}
+            memo[id(value)] = fresh
+            for key, item in value.items():
+                if type(key) is not str:
+                    key = copy.deepcopy(key, memo)
+                fresh[key] = _copy_plain(item, memo)
+            _keep_alive(value, memo)
+            return fresh
+        items: list[Any] = []
+        memo[id(value)] = items
+        items.extend(_copy_plain(item, memo) for item in value)
+        _keep_alive(value, memo)
+        return items
+    return copy.deepcopy(value, memo)
+
+
+def _keep_alive(value: Any, memo: dict[int, Any]) -> None:
+    # As copy.deepcopy does: the memo holds the originals so that no id is reused.
+    memo.setdefault(id(memo), []).append(value)
+
 
 _ENVELOPE_KEYS = frozenset({"surfaceOp", "sourceEventSeqs", "time"})
 
@@ -245,8 +295,9 @@ def check_envelope(envelope: Mapping[str, Any]) -> None:
     even ``2.0``) is refused rather than stored or rounded."""
     unknown = set(envelope) - _ENVELOPE_KEYS
     if unknown:
-        raise ValueError(f"unknown envelope fields {sorted(unknown)}; "
-                "allowed: surfaceOp, sourceEventSeqs, time")
+        raise ValueError(
+            f"unknown envelope fields {sorted(unknown)}; allowed: surfaceOp, sourceEventSeqs, time"
+        )
     if "time" in envelope:
         time = envelope["time"]
         if isinstance(time, bool) or not isinstance(time, int):
@@ -266,6 +317,7 @@ def _envelope(type: str, envelope: Mapping[str, Any] | None) -> dict[str, Any]:
     # A chosen time alone keeps the ordinary surface marker of a message event.
     chosen = copy.deepcopy(dict(envelope))
     return {**default, **chosen} if set(chosen) <= {"time"} else chosen
+
 
 T = TypeVar("T")
 
@@ -393,7 +445,11 @@ class PythonAgentDriver:
         if aborted:
             signal.abort()
         call = self.agent.execute_tool(
-            name, copy.deepcopy(arguments), f"direct-{next(_direct_calls)}", signal, registry=False
+            name,
+            _copy_arguments(arguments),
+            f"direct-{next(_direct_calls)}",
+            signal,
+            registry=False,
         )
         return self._host.host.run_to_completion(call)
 
@@ -452,7 +508,7 @@ class PythonAgentDriver:
         task = host.start(
             self.agent.execute_tool(
                 name,
-                copy.deepcopy(arguments),
+                _copy_arguments(arguments),
                 f"direct-{next(_direct_calls)}",
                 signal,
                 registry=not aborted,  # as call_tool(aborted=True): the plugin's own answer
@@ -490,12 +546,8 @@ class PythonAgentDriver:
         return self.agent.counters()
 
 
-def _run_probe(
-    probe: PreStepProbe, agent: FakeAgent, turn: int, step: int, signal: Signal
-) -> None:
-    probe.calls.append(
-        ProbeCall(agent.id, turn, step, signal.aborted, len(agent.session.log))
-    )
+def _run_probe(probe: PreStepProbe, agent: FakeAgent, turn: int, step: int, signal: Signal) -> None:
+    probe.calls.append(ProbeCall(agent.id, turn, step, signal.aborted, len(agent.session.log)))
     if probe.only is not None and probe.only != (turn, step):
         return
     if probe.mode == "raise":

@@ -37,6 +37,13 @@ def json_value_problem(value: Any, *, max_depth: int = MAX_JSON_DEPTH) -> str | 
     The message names the first offending place as a ``/``-separated path
     (``(root)`` for the value itself).
     """
+    if _plainly_acceptable(value, max_depth):
+        return None
+    # Something is wrong (or unusual): walk again, building the path this time.
+    return _first_problem(value, max_depth)
+
+
+def _first_problem(value: Any, max_depth: int) -> str | None:
     pending: list[tuple[Any, tuple[str, ...], int]] = [(value, (), 0)]
     while pending:
         item, path, depth = pending.pop()
@@ -64,6 +71,54 @@ def json_value_problem(value: Any, *, max_depth: int = MAX_JSON_DEPTH) -> str | 
         else:
             return f"{_where(path)}: {type(item).__name__} is not a JSON value"
     return None
+
+
+_PLAIN_SCALARS: Final = frozenset({str, float, bool, type(None)})
+
+
+def _plainly_acceptable(value: Any, max_depth: int) -> bool:
+    """True when ``value`` is acceptable and built of plain types only; False
+    means "look closer" (a problem, or a subclass the full walk judges). The
+    common case, so it builds no path: one type test per element."""
+    plain = _PLAIN_SCALARS
+    pending: list[tuple[Any, int]] = [(value, 0)]
+    while pending:
+        item, depth = pending.pop()
+        kind = type(item)
+        if kind is dict:
+            if depth >= max_depth:
+                return False
+            for key, child in item.items():
+                if type(key) is not str:
+                    return False
+                child_kind = type(child)
+                if child_kind in plain:
+                    continue
+                if child_kind is int:
+                    if child.bit_length() > MAX_JSON_INT_BITS:
+                        return False
+                    continue
+                pending.append((child, depth + 1))
+        elif kind is list or kind is tuple:
+            if depth >= max_depth:
+                return False
+            for child in item:
+                child_kind = type(child)
+                if child_kind in plain:
+                    continue
+                if child_kind is int:
+                    if child.bit_length() > MAX_JSON_INT_BITS:
+                        return False
+                    continue
+                pending.append((child, depth + 1))
+        elif kind in plain:
+            continue
+        elif kind is int:
+            if item.bit_length() > MAX_JSON_INT_BITS:
+                return False
+        else:
+            return False
+    return True
 
 
 def _where(path: tuple[str, ...]) -> str:

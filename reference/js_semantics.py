@@ -17,6 +17,7 @@ primitives must behave as JavaScript does, not as Python does (shared by
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from typing import TypeGuard
 
@@ -105,32 +106,24 @@ def to_js_json(value: object) -> str:
     raise TypeError(f"{type(value).__name__} is not JSON-serialisable")
 
 
+# What JSON.stringify escapes: the quote, the backslash, C0 controls and lone
+# surrogates. An adjacent high/low pair is one UTF-16 character to JavaScript and
+# stays literal (as the astral character), so it is matched before a lone half.
+_NEEDS_ESCAPE = re.compile(r'["\\\x00-\x1f]|[\ud800-\udbff][\udc00-\udfff]|[\ud800-\udfff]')
+
+
 def _js_string_literal(text: str) -> str:
-    out: list[str] = ['"']
-    index = 0
-    while index < len(text):
-        char = text[index]
-        code = ord(char)
-        if char in _SHORT_ESCAPES:
-            out.append(_SHORT_ESCAPES[char])
-        elif code < 0x20:
-            out.append(f"\\u{code:04x}")
-        elif 0xD800 <= code <= 0xDBFF and index + 1 < len(text) and _is_low(text[index + 1]):
-            # JavaScript sees a well-formed UTF-16 pair here and keeps it literal.
-            low = ord(text[index + 1])
-            out.append(chr(0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)))
-            index += 1
-        elif 0xD800 <= code <= 0xDFFF:
-            out.append(f"\\u{code:04x}")
-        else:
-            out.append(char)
-        index += 1
-    out.append('"')
-    return "".join(out)
+    # One scan in C; Python runs only for the (rare) characters escaped.
+    return f'"{_NEEDS_ESCAPE.sub(_escape_match, text)}"'
 
 
-def _is_low(char: str) -> bool:
-    return 0xDC00 <= ord(char) <= 0xDFFF
+def _escape_match(match: re.Match[str]) -> str:
+    found = match.group()
+    if len(found) == 2:
+        high, low = ord(found[0]), ord(found[1])
+        return chr(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
+    short = _SHORT_ESCAPES.get(found)
+    return short if short is not None else f"\\u{ord(found):04x}"
 
 
 def _json_number(number: float) -> str:
@@ -197,4 +190,3 @@ def js_string(value: object) -> str:
     if isinstance(value, Sequence) and not isinstance(value, bytes | bytearray):
         return ",".join("" if item is None else js_string(item) for item in value)
     return str(value)
-

@@ -6,6 +6,8 @@ import datetime
 import time
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pytest_dsh import NODE_MAX_TIMER_DELAY_MS, FakeHost
 
@@ -144,3 +146,43 @@ def test_patching_the_clock_leaves_the_process_time_zone_alone(monkeypatch) -> N
     finally:
         fake.close()
     assert "TZ" not in os.environ
+
+
+_STEPS = st.lists(
+    st.one_of(
+        st.tuples(
+            st.just("advance"), st.sampled_from([0.0, 0.0004, 0.0006, 0.001, 0.25, 1.0, 300.0])
+        ),
+        st.tuples(
+            st.just("wall"),
+            st.sampled_from(
+                [START_MS - 5_000, START_MS + 1, -62_135_596_800_000, 253_402_300_799_999]
+            )
+            | st.integers(-(10**15), 10**15),
+        ),
+    ),
+    max_size=25,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(_STEPS)
+def test_process_clock_equals_the_virtual_wall_after_any_steps(steps) -> None:
+    # Pins the patched process clock (time-machine, synced by shifts forwards and
+    # moves backwards) to the virtual wall, clamped to datetime's range.
+    host = FakeHost({}, start_ms=START_MS)
+    try:
+        for kind, amount in steps:
+            if kind == "advance":
+                host.advance(amount)
+            else:
+                host.set_wall_clock(amount)
+            expected_ms = min(
+                max(host.now_ms, -62_135_596_800_000 + 86_400_000), 253_402_300_799_999 - 86_400_000
+            )
+            assert time.time_ns() == expected_ms * 1_000_000
+            assert datetime.datetime.now(datetime.UTC) == datetime.datetime(
+                1970, 1, 1, tzinfo=datetime.UTC
+            ) + datetime.timedelta(milliseconds=expected_ms)
+    finally:
+        host.close()

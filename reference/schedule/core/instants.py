@@ -71,14 +71,27 @@ def format_iso_ms(epoch_ms: int) -> str:
     if not is_safe_integer(epoch_ms) or not MIN_EPOCH_MS <= epoch_ms <= MAX_EPOCH_MS:
         raise ValueError(f"{epoch_ms!r} is not a four-digit-year epoch millisecond instant")
     days, ms_of_day = divmod(int(epoch_ms), _MS_PER_DAY)
-    day = date.fromordinal(days + _UNIX_EPOCH_ORDINAL)
+    day_text = _DAY_TEXT.get(days)
+    if day_text is None:
+        day_text = _day_text(days)
     seconds_of_day, millisecond = divmod(ms_of_day, 1000)
     minutes_of_day, second = divmod(seconds_of_day, 60)
     hour, minute = divmod(minutes_of_day, 60)
-    return (
-        f"{day.year:04d}-{day.month:02d}-{day.day:02d}"
-        f"T{hour:02d}:{minute:02d}:{second:02d}.{millisecond:03d}Z"
-    )
+    return f"{day_text}T{hour:02d}:{minute:02d}:{second:02d}.{millisecond:03d}Z"
+
+
+# The date part of each day formatted: consecutive instants (a reminder's
+# occurrences, a log's times) fall on few days, as in parsing (_DAY_MS).
+_DAY_TEXT: dict[int, str] = {}
+
+
+def _day_text(days: int) -> str:
+    day = date.fromordinal(days + _UNIX_EPOCH_ORDINAL)
+    text = f"{day.year:04d}-{day.month:02d}-{day.day:02d}"
+    if len(_DAY_TEXT) >= _DAY_CACHE_SIZE:
+        _DAY_TEXT.clear()
+    _DAY_TEXT[days] = text
+    return text
 
 
 def has_canonical_iso_shape(text: object) -> TypeGuard[str]:

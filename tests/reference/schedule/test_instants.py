@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import datetime
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from dsh_reference.schedule.core import (
     MAX_EPOCH_MS,
@@ -129,3 +133,14 @@ def test_future_instant_checks_range_before_the_future(epoch_ms, now):
 
 def test_future_instant_accepts_the_last_representable_millisecond():
     assert future_instant(MAX_EPOCH_MS, NOW) == "9999-12-31T23:59:59.999Z"
+
+
+@given(st.lists(st.integers(MIN_EPOCH_MS, MAX_EPOCH_MS), min_size=1, max_size=5))
+def test_format_equals_datetime_isoformat_with_the_day_cache_warm(instants):
+    # Pins the per-day cache of the date part (a performance change): formatting
+    # an instant again, or another on the same day, gives datetime's own text.
+    for epoch_ms in [*instants, *instants, *(ms + 1 for ms in instants if ms < MAX_EPOCH_MS)]:
+        expected = (
+            datetime.datetime(1970, 1, 1) + datetime.timedelta(milliseconds=epoch_ms)
+        ).isoformat(timespec="milliseconds") + "Z"
+        assert format_iso_ms(epoch_ms) == expected

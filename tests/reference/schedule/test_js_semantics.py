@@ -181,3 +181,58 @@ def test_to_js_json_strings_parse_back_to_the_same_utf16_text(text):
     # JavaScript strings are UTF-16: an adjacent high/low pair *is* the astral character.
     as_utf16 = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
     assert json.loads(to_js_json(text)) == as_utf16
+
+
+def _escape_one_character_at_a_time(text: str) -> str:
+    """The former character-by-character escape, kept as the oracle of the regex one."""
+    short = {
+        '"': '\\"',
+        "\\": "\\\\",
+        "\b": "\\b",
+        "\f": "\\f",
+        "\n": "\\n",
+        "\r": "\\r",
+        "\t": "\\t",
+    }
+    out = ['"']
+    index = 0
+    while index < len(text):
+        char = text[index]
+        code = ord(char)
+        if char in short:
+            out.append(short[char])
+        elif code < 0x20:
+            out.append(f"\\u{code:04x}")
+        elif (
+            0xD800 <= code <= 0xDBFF
+            and index + 1 < len(text)
+            and 0xDC00 <= ord(text[index + 1]) <= 0xDFFF
+        ):
+            low = ord(text[index + 1])
+            out.append(chr(0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)))
+            index += 1
+        elif 0xD800 <= code <= 0xDFFF:
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(char)
+        index += 1
+    out.append('"')
+    return "".join(out)
+
+
+# Weighted towards what is escaped: quotes, backslashes, C0 controls, surrogate halves.
+_ESCAPE_PRONE_TEXT = st.lists(
+    st.characters()
+    | st.integers(0xD800, 0xDFFF).map(chr)
+    | st.integers(0, 0x20).map(chr)
+    | st.sampled_from(['"', "\\", "\x7f", "\u2028", "😀"]),
+    max_size=40,
+).map("".join)
+
+
+@given(_ESCAPE_PRONE_TEXT | st.text())
+def test_to_js_json_string_escape_equals_the_character_by_character_escape(text):
+    # Pins the regex escape (a performance change) to the former implementation.
+    literal = _escape_one_character_at_a_time(text)
+    assert to_js_json(text) == literal
+    assert to_js_json({text: [text]}) == "{" + literal + ":[" + literal + "]}"
