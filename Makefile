@@ -26,7 +26,7 @@ BRIDGE_STAMP := bridge/node_modules/.package-lock.json
 BRIDGE_FILES := $(wildcard bridge/*.mjs bridge/lib/*.mjs bridge/package.json bridge/package-lock.json)
 export DSH_BRIDGE_DIR := $(CURDIR)/bridge
 
-.PHONY: install conformance conformance-official test lint typecheck unit bridge clean
+.PHONY: install conformance conformance-official test lint typecheck unit mutants bridge clean
 
 $(STAMP): pyproject.toml requirements/constraints.txt $(shell find pytest_dsh reference conformance fixtures -type f -not -path '*/__pycache__/*' 2>/dev/null) $(BRIDGE_FILES)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -59,18 +59,23 @@ typecheck: $(STAMP)
 	cd .typecheck && ../$(BIN)/mypy --config-file ../pyproject.toml -p pytest_dsh -p dsh_reference -p dsh_fixtures
 
 # The HTML report is checked in a headless Chromium (Debian package).
+# The mutant catalog (one pytest process per mutant) is its own target so that
+# `make test` can run it on the other core.
 unit: $(STAMP) $(BRIDGE_STAMP)
 	bash scripts/ensure-chromium
-	$(call pytest_strict,tests -ra)
+	$(call pytest_strict,tests --ignore=tests/mutants -ra)
+
+mutants: $(STAMP)
+	$(call pytest_strict,tests/mutants -ra)
 
 conformance-official: $(STAMP) $(BRIDGE_STAMP)
 	@mkdir -p $(REPORTS)
 	$(call pytest_strict,--pyargs dsh_conformance --dsh-impl=official -ra --dsh-report=$(REPORTS)/conformance-official.md)
 
-# The three suites are independent: on two cores they run side by side, each
-# one's output printed whole when it ends (--output-sync).
+# The four jobs are independent: on two cores they run side by side, longest
+# first, each one's output printed whole when it ends (--output-sync).
 test: lint typecheck
-	$(MAKE) --no-print-directory -j2 --output-sync=target unit conformance conformance-official
+	$(MAKE) --no-print-directory -j2 --output-sync=target unit mutants conformance conformance-official
 
 clean:
 	rm -rf $(VENV) $(REPORTS) build *.egg-info .typecheck bridge/node_modules
