@@ -85,39 +85,32 @@ def _plainly_acceptable(value: Any, max_depth: int) -> bool:
     while pending:
         item, depth = pending.pop()
         kind = type(item)
-        if kind is dict:
-            if depth >= max_depth:
-                return False
-            for key, child in item.items():
-                if type(key) is not str:
-                    return False
-                child_kind = type(child)
-                if child_kind in plain:
-                    continue
-                if child_kind is int:
-                    if child.bit_length() > MAX_JSON_INT_BITS:
-                        return False
-                    continue
-                pending.append((child, depth + 1))
-        elif kind is list or kind is tuple:
-            if depth >= max_depth:
-                return False
-            for child in item:
-                child_kind = type(child)
-                if child_kind in plain:
-                    continue
-                if child_kind is int:
-                    if child.bit_length() > MAX_JSON_INT_BITS:
-                        return False
-                    continue
-                pending.append((child, depth + 1))
-        elif kind in plain:
+        if kind in plain:
             continue
-        elif kind is int:
+        if kind is int:
             if item.bit_length() > MAX_JSON_INT_BITS:
                 return False
+            continue
+        if kind is dict:
+            for key in item:
+                if type(key) is not str:
+                    return False
+            children = item.values()
+        elif kind is list or kind is tuple:
+            children = item
         else:
             return False
+        if depth >= max_depth:
+            return False
+        for child in children:
+            child_kind = type(child)
+            if child_kind in plain:
+                continue
+            if child_kind is int:
+                if child.bit_length() > MAX_JSON_INT_BITS:
+                    return False
+                continue
+            pending.append((child, depth + 1))
     return True
 
 

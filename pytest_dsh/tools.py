@@ -17,7 +17,7 @@ import functools
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, final
+from typing import TYPE_CHECKING, Any, Literal, cast, final
 
 import jsonschema
 
@@ -174,8 +174,7 @@ class AgentToolRegistry:
         index = len(self._journal)
         # The compiled validator's schema is already a private parsed copy, shared
         # by every agent registering the same schema: registrations() copies it.
-        shared = None if validators[1] is None else validators[1].full.schema
-        output = shared if isinstance(shared, dict) else None  # always a dict: it came from json
+        output = None if validators[1] is None else cast(dict[str, Any], validators[1].full.schema)
         self._journal.append(ToolRegistration(tool.name, "active", output, host_tool))
 
         def dispose() -> None:
@@ -190,9 +189,7 @@ class AgentToolRegistry:
     def _mark(self, index: int, state: RegistrationState) -> None:
         entry = self._journal[index]
         if entry.state == "active" or (entry.state == "dropped" and state == "disposed"):
-            self._journal[index] = ToolRegistration(
-                entry.name, state, entry.output_schema, entry.host_tool
-            )
+            self._journal[index] = dataclasses.replace(entry, state=state)
 
     def registrations(self) -> list[ToolRegistration]:
         """Every registration attempt on this registry, in call order."""
