@@ -221,12 +221,9 @@ def test_durations_are_spelled_exactly(dsh_host, elapsed_ms, duration):
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
-@pytest.mark.spec("TC-034", "TC-036")
-@settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow])
-@given(instant=instants(), zone=host_neutral_zone_keys())
-def test_timestamps_match_an_independent_rendering_for_any_instant_and_zone(
-    dsh_implementation, instant, zone
-):
+def _reading_at(dsh_implementation, instant: int, zone: str) -> tuple[str, datetime]:
+    """The one reading of a first step at ``instant`` in ``zone``, and that
+    instant's local time computed independently (zoneinfo, whole seconds)."""
     host = dsh_implementation.open_host(start_ms=instant)
     try:
         host.load_plugin("time-context", {"timeZone": zone})
@@ -235,7 +232,16 @@ def test_timestamps_match_an_independent_rendering_for_any_instant_and_zone(
         [text] = reading_texts(agent.events())
     finally:
         host.close()
-    local = (_EPOCH + timedelta(seconds=instant // 1000)).astimezone(pinned_zone(zone))
+    return text, (_EPOCH + timedelta(seconds=instant // 1000)).astimezone(pinned_zone(zone))
+
+
+@pytest.mark.spec("TC-034", "TC-036")
+@settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow])
+@given(instant=instants(), zone=host_neutral_zone_keys())
+def test_timestamps_match_an_independent_rendering_for_any_instant_and_zone(
+    dsh_implementation, instant, zone
+):
+    text, local = _reading_at(dsh_implementation, instant, zone)
     expected = step_one_text(1, f"{local.isoformat()}[{zone}]", "0s")
     assert reading_facts(text) == reading_facts(expected), readme(
         "TC-034, TC-036", f"a step-1 reading of {local.isoformat()} in {zone}, 0 s elapsed",
@@ -249,15 +255,7 @@ def test_timestamps_match_an_independent_rendering_for_any_instant_and_zone(
 def test_timestamps_are_printed_exactly_for_any_instant_and_zone(
     dsh_implementation, instant, zone
 ):
-    host = dsh_implementation.open_host(start_ms=instant)
-    try:
-        host.load_plugin("time-context", {"timeZone": zone})
-        agent = host.create_agent()
-        run_turn(host, agent)
-        [text] = reading_texts(agent.events())
-    finally:
-        host.close()
-    local = (_EPOCH + timedelta(seconds=instant // 1000)).astimezone(pinned_zone(zone))
+    text, local = _reading_at(dsh_implementation, instant, zone)
     expected = f"{local.isoformat()}[{zone}]"
     observed = parse_reading(text)["timestamp"]
     assert observed == expected, pinned("TC-TIMESTAMP-TEXT", f"the timestamp {expected}",
