@@ -208,17 +208,21 @@ def _table_case(zone: str, point: Mapping[str, Any], note: str) -> AtCase:
 
 
 @functools.cache
-def _transitions(zone: str) -> tuple[_Transition, ...]:
-    area = zone.split("/", 1)[0]
+def _rows_by_zone(area: str) -> dict[str, list[dict[str, Any]]]:
+    # One parse per area's tables: the zones of an area share them.
     tables = importlib.resources.files("dsh_fixtures").joinpath("dst", "all-zones")
-    rows: list[dict[str, Any]] = []
+    by_zone: dict[str, list[dict[str, Any]]] = {}
     for entry in tables.iterdir():
         if entry.name.endswith(".jsonl") and entry.name.split("-")[0].split(".")[0] == area:
-            rows.extend(
-                row for row in map(json.loads, entry.read_text("utf-8").splitlines())
-                if row["zone"] == zone
-            )
-    rows.sort(key=lambda row: row["transition"])
+            for row in map(json.loads, entry.read_text("utf-8").splitlines()):
+                by_zone.setdefault(row["zone"], []).append(row)
+    return by_zone
+
+
+@functools.cache
+def _transitions(zone: str) -> tuple[_Transition, ...]:
+    rows = sorted(_rows_by_zone(zone.split("/", 1)[0]).get(zone, ()),
+                  key=lambda row: row["transition"])
     found = []
     for row in rows:
         points = tuple(

@@ -3,6 +3,7 @@ one selector, and pre-queue failures with the closed value each must get."""
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Final
 
 from hypothesis import strategies as st
@@ -37,8 +38,11 @@ def _clean_edges(text: str) -> bool:
     return core != "" and core[0] not in AMBIGUOUS_EDGES and core[-1] not in AMBIGUOUS_EDGES
 
 
+@functools.cache
 def prompts(*, max_size: int = 40) -> st.SearchStrategy[str]:
-    """Prompts that stay non-empty after JS trimming (possibly padded)."""
+    """Prompts that stay non-empty after JS trimming (possibly padded).
+    Built once per size: Hypothesis reads the filter's source each time one is
+    built, which cost more than the draws where the event-log strategy calls it."""
     padding = st.text(alphabet=JS_WHITESPACE, max_size=3)
     core = st.text(
         # Every code point but a surrogate: what UTF-8 can encode. Spelled without
