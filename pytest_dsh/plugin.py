@@ -24,7 +24,9 @@ Options (each with an ini twin where it makes sense):
 
 With an implementation under test, every run ends with a verdict
 (:mod:`pytest_dsh.reporting.verdicts`) that sets the exit status: 0 conforms
-(with or without known failures), 1 does not conform, 6 not assessed.
+(with or without known failures), 1 does not conform, 6 not assessed. Under
+pytest-xdist (``-n N``) the controller gives the same verdict and writes the
+same reports from its workers' results (:mod:`pytest_dsh.parallel`).
 
 Fixtures: :func:`dsh_implementation`, :func:`dsh_host`, :func:`dsh_host_factory`.
 No fixture is autouse: tests that do not ask for a host get none.

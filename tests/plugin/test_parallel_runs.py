@@ -315,3 +315,23 @@ def test_a_slice_of_the_real_suite_gives_the_same_document(pytester):
     assert parallel_document == serial_document
     assert serial_document["counts"]["passed"] > 100
     assert serial_document["verdict"]["overall"] == "conforms"
+
+
+@pytest.mark.dsh_wall_budget(300)
+def test_the_official_build_gives_the_same_rows_on_two_workers(pytester, bridge_node):
+    # Each worker starts its own Node bridge. Failure messages are left out:
+    # some print sets, which every process orders its own way (hash randomization).
+    common = [
+        "-p", "no:randomly", "--dsh-impl=official", "--hypothesis-seed=3",
+        "--pyargs", "dsh_conformance.time_context", "-k", "test_configuration",
+    ]
+    serial = pytester.runpytest(*common, "--dsh-report=serial.json")
+    parallel = pytester.runpytest(*common, "-n", "2", "--dsh-report=parallel.json")
+    assert parallel.ret == serial.ret == 0
+    documents = [_document(pytester.path / name) for name in ("serial.json", "parallel.json")]
+    for document in documents:
+        for test in document["tests"]:
+            test.pop("message")
+    assert documents[1] == documents[0]
+    assert documents[0]["verdict"]["overall"] == "conforms with known failures"
+    assert documents[0]["counts"]["xfailed"] >= 5
