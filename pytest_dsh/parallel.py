@@ -36,6 +36,7 @@ from pytest_dsh.suite_items import rerun_command
 __all__ = [
     "HANDED_DOWN",
     "ControllerRows",
+    "check_distribution",
     "hand_back",
     "inherited",
     "is_worker",
@@ -62,6 +63,16 @@ def runs_workers(config: pytest.Config) -> bool:
     if is_worker(config) or config.option.collectonly:
         return False
     return str(getattr(config.option, "dist", "no")) != "no"
+
+
+def check_distribution(config: pytest.Config) -> None:
+    """Refuse ``--dist each``: every worker would run every test, and one row
+    would fold several runs into one verdict."""
+    if runs_workers(config) and str(getattr(config.option, "dist", "")) == "each":
+        raise pytest.UsageError(
+            "--dist each runs every test on every worker: a conformance run needs each "
+            "test run once (use -n N, or --dist load, loadscope, loadfile or worksteal)"
+        )
 
 
 def inherited(config: pytest.Config) -> Mapping[str, Any] | None:

@@ -255,6 +255,7 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     config.pluginmanager.register(run.collector, "dsh-report")
     if parallel.runs_workers(config):
+        parallel.check_distribution(config)
         config.pluginmanager.register(
             parallel.ControllerRows(config, run.collector, _rerun_args(config, run)),
             "dsh-parallel-rows",

@@ -335,3 +335,12 @@ def test_the_official_build_gives_the_same_rows_on_two_workers(pytester, bridge_
     assert documents[1] == documents[0]
     assert documents[0]["verdict"]["overall"] == "conforms with known failures"
     assert documents[0]["counts"]["xfailed"] >= 5
+
+
+def test_dist_each_is_a_usage_error(suite):
+    result = suite.runpytest(
+        "-p", "no:randomly", "--dsh-impl=more_impls:MIXED", "test_known.py",
+        "-n", "2", "--dist", "each",
+    )
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--dist each runs every test on every worker*"])
