@@ -19,8 +19,8 @@ controller, from the same rows a serial run makes (docs/parallel-runs.md):
   no test, a test that needs an implementation when none is chosen) is the
   controller's usage error, with the same message, as in a serial run.
 
-The hooks of this module are optional ones (``-p no:xdist`` leaves them
-unused).
+``--dist each`` (every test on every worker) is a usage error. The xdist hooks
+here are optional ones: without pytest-xdist (``-p no:xdist``) nothing calls them.
 """
 
 from __future__ import annotations
