@@ -344,3 +344,42 @@ def test_dist_each_is_a_usage_error(suite):
     )
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--dist each runs every test on every worker*"])
+
+
+def test_when_no_worker_survives_the_rows_come_from_the_reports(impls):
+    # One worker, not replaced when it dies: nobody hands descriptions back,
+    # yet the tests that reported keep their level, plugin and rerun command.
+    impls.makepyfile(
+        test_crashes=textwrap.dedent(
+            """
+            import os
+            import pytest
+
+            @pytest.mark.spec("TC-015")
+            @pytest.mark.parametrize("n", range(2))
+            def test_passes(n):
+                pass
+
+            @pytest.mark.spec("TC-015")
+            def test_z_its_worker_dies():
+                os._exit(3)
+            """
+        )
+    )
+    _importable_by_workers(impls)
+    result = impls.runpytest(
+        "-p", "no:randomly", "--dsh-impl=impls:FULL", "-n", "1", "--max-worker-restart=0",
+        "--dsh-report=out.json", "--hypothesis-seed=5",
+    )
+    assert result.ret == 1
+    document = _document(impls.path / "out.json")
+    rows = {t["id"].rpartition("::")[2]: t for t in document["tests"]}
+    assert rows["test_z_its_worker_dies"]["outcome"] == "failed"
+    assert rows["test_passes[0]"]["outcome"] == "passed"
+    for name, row in rows.items():
+        assert (row["plugin"], row["level"], row["sentences"]) == (
+            "time-context", "readme", ["TC-015"]
+        )
+        assert row["rerun"].startswith(("pytest test_crashes.py::", "pytest 'test_crashes.py::"))
+        assert name in row["rerun"] and "--dsh-impl=impls:FULL" in row["rerun"]
+    assert document["verdict"]["overall"] == "does not conform"
