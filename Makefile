@@ -45,8 +45,11 @@ bridge: $(BRIDGE_STAMP)
 
 # dsh-conformance exits 0 only for "conforms" (with or without known failures):
 # 1 does not conform, 6 not assessed (nothing ran), 4 usage error.
+# It runs the tests on every usable CPU (pytest-xdist); inside `make test`, whose
+# jobs already share the cores, it runs them in one process (CONFORMANCE_WORKERS=1).
+CONFORMANCE_WORKERS ?= auto
 conformance: $(STAMP)
-	$(BIN)/dsh-conformance --impl reference --report $(REPORTS)/conformance-reference -- -ra
+	$(BIN)/dsh-conformance --impl reference --report $(REPORTS)/conformance-reference --workers $(CONFORMANCE_WORKERS) -- -ra
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -75,7 +78,7 @@ conformance-official: $(STAMP) $(BRIDGE_STAMP)
 # The four jobs are independent: on two cores they run side by side, longest
 # first, each one's output printed whole when it ends (--output-sync).
 test: lint typecheck
-	$(MAKE) --no-print-directory -j2 --output-sync=target unit mutants conformance conformance-official
+	$(MAKE) --no-print-directory -j2 --output-sync=target CONFORMANCE_WORKERS=1 unit mutants conformance conformance-official
 
 clean:
 	rm -rf $(VENV) $(REPORTS) build *.egg-info .typecheck bridge/node_modules

@@ -8,22 +8,28 @@ write ``report.html``, ``report.json`` and ``report.md``, print the verdict.
     dsh-conformance --impl npm --npm schedule=./my-schedule-1.0.0.tgz --expectations known.json
 
 It is pytest underneath (``pytest --pyargs dsh_conformance --dsh-impl=NAME
---dsh-report=DIR ...``); arguments after ``--`` go to pytest unchanged. The
+--dsh-report=DIR -n N ...``); arguments after ``--`` go to pytest unchanged. The
 exit status is the verdict's: 0 conforms (with or without known failures),
 1 does not conform, 6 not assessed, 4 a usage error (pytest's own codes
 otherwise).
+
+``--workers N|auto`` spreads the tests over N processes with pytest-xdist
+(``-n N``); ``auto``, the default, is the number of CPUs this process may use,
+and ``1`` runs the suite in this one process without xdist. The verdict, the
+exit status and the reports are the same either way (docs/parallel-runs.md).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import pathlib
 import sys
 from collections.abc import Sequence
 from typing import Final
 
-__all__ = ["SECTIONS", "main", "pytest_arguments"]
+__all__ = ["SECTIONS", "main", "pytest_arguments", "usable_cpus"]
 
 #: ``--section`` names and the suite packages they run.
 SECTIONS: Final = {
@@ -32,6 +38,28 @@ SECTIONS: Final = {
     "dst": "dsh_conformance.dst",
     "fixtures": "dsh_conformance.fixtures",
 }
+
+
+def usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity where the system has
+    one, which a container or ``taskset`` narrows), at least 1."""
+    affinity = getattr(os, "sched_getaffinity", None)
+    if affinity is not None:
+        return max(1, len(affinity(0)))
+    return max(1, os.cpu_count() or 1)
+
+
+def _workers(text: str) -> int | None:
+    """``--workers``: a count >= 1, or ``None`` for ``auto``."""
+    if text == "auto":
+        return None
+    try:
+        count = int(text)
+    except ValueError:
+        count = 0
+    if count < 1:
+        raise argparse.ArgumentTypeError(f"expected a number >= 1 or auto, not {text!r}")
+    return count
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -67,11 +95,19 @@ def _parser() -> argparse.ArgumentParser:
                         help="known failures file (dsh-expectations/1), as --dsh-expectations")
     parser.add_argument("--dst-table", choices=("sample", "full"), default=None,
                         help="DST regression tables: sample (default) or full")
+    parser.add_argument(
+        "--workers", type=_workers, default=None, metavar="N|auto",
+        help="processes to run the tests on (pytest-xdist -n N): auto (default) is every "
+        "usable CPU, 1 runs them in this process alone; verdict and reports are the same",
+    )
     return parser
 
 
-def pytest_arguments(argv: Sequence[str]) -> tuple[list[str], pathlib.Path]:
-    """The pytest command line for ``argv`` and the report folder."""
+def pytest_arguments(
+    argv: Sequence[str], *, cpus: int | None = None
+) -> tuple[list[str], pathlib.Path]:
+    """The pytest command line for ``argv`` and the report folder; ``cpus``
+    is what ``--workers auto`` means (default: :func:`usable_cpus`)."""
     argv = list(argv)
     extra: list[str] = []
     if "--" in argv:
@@ -89,6 +125,9 @@ def pytest_arguments(argv: Sequence[str]) -> tuple[list[str], pathlib.Path]:
         args.append(f"--dsh-expectations={options.expectations}")
     if options.dst_table:
         args.append(f"--dsh-dst-table={options.dst_table}")
+    workers = options.workers or (usable_cpus() if cpus is None else cpus)
+    if workers > 1:
+        args += ["-n", str(workers)]
     return [*args, *extra], report
 
 

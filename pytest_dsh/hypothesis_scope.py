@@ -10,12 +10,14 @@ own profile. ``--hypothesis-profile`` wins everywhere.
 
 Without ``--hypothesis-seed``, a run against an implementation picks a seed,
 prints it in the header and gives it to the suite's tests, so
-``--hypothesis-seed=N`` reproduces the run.
+``--hypothesis-seed=N`` reproduces the run. A parallel run picks it once, on
+the controller, and every worker runs with that one (:meth:`SuiteHypothesis.inheriting`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import random
 from collections.abc import Iterator
@@ -58,6 +60,11 @@ class SuiteHypothesis:
         if pick_seed and seed_text is None and not cls._derandomized(profile):
             seed = random.SystemRandom().randrange(2**32)
         return cls(profile, seed, seed_text)
+
+    def inheriting(self, seed: int | None) -> SuiteHypothesis:
+        """The same settings with the seed the run's controller picked (a
+        worker of a parallel run must not pick its own)."""
+        return dataclasses.replace(self, seed=seed)
 
     @staticmethod
     def _derandomized(profile: str | None) -> bool:

@@ -24,7 +24,9 @@ Options (each with an ini twin where it makes sense):
 
 With an implementation under test, every run ends with a verdict
 (:mod:`pytest_dsh.reporting.verdicts`) that sets the exit status: 0 conforms
-(with or without known failures), 1 does not conform, 6 not assessed.
+(with or without known failures), 1 does not conform, 6 not assessed. Under
+pytest-xdist (``-n N``) the controller gives the same verdict and writes the
+same reports from its workers' results (:mod:`pytest_dsh.parallel`).
 
 Fixtures: :func:`dsh_implementation`, :func:`dsh_host`, :func:`dsh_host_factory`.
 No fixture is autouse: tests that do not ask for a host get none.
@@ -41,7 +43,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from pytest_dsh import __version__, fixture_options
+from pytest_dsh import __version__, fixture_options, parallel
 from pytest_dsh.driver import HostDriver
 from pytest_dsh.errors import DshKitError
 from pytest_dsh.expectations import Expectations, load_expectations_file, unknown_test_ids
@@ -60,7 +62,8 @@ from pytest_dsh.tzdb import TZDATA_VERSION, iana_release
 
 __all__ = ["DEFAULT_START_MS", "DshRun", "resolve_configured_implementation"]
 
-pytest_plugins = ["pytest_dsh.budget"]  # the per-test budget: options and hooks
+# The per-test budget (options and hooks) and the pytest-xdist glue.
+pytest_plugins = ["pytest_dsh.budget", "pytest_dsh.parallel"]
 
 #: Wall clock at which hosts start unless a test asks otherwise:
 #: 2026-01-01T00:00:00.000Z.
@@ -238,20 +241,40 @@ def pytest_configure(config: pytest.Config) -> None:
         spec=resolved[0] if resolved else None,
         implementation=resolved[1] if resolved else None,
         levels=LEVELS if level == "all" else (level,),
-        hypothesis=SuiteHypothesis.choose(
-            user_profile=config.getoption("hypothesis_profile", None),
-            user_seed=config.getoption("hypothesis_seed", None),
-            pick_seed=resolved is not None,
-        ),
+        hypothesis=_hypothesis(config, pick_seed=resolved is not None),
     )
     config.stash[_RUN_KEY] = run
+    config.stash[parallel.HANDED_DOWN] = {"hypothesis_seed": run.hypothesis.seed}
     if run.implementation is None:
         return
     _load_expectations(config, run)
+    if parallel.is_worker(config):
+        return  # the controller gives the verdict and writes the reports
     run.collector = ReportCollector(
         lambda: _run_info(config, run), _configured_path(config, "dsh_report")
     )
     config.pluginmanager.register(run.collector, "dsh-report")
+    if parallel.runs_workers(config):
+        parallel.check_distribution(config)
+        config.pluginmanager.register(
+            parallel.ControllerRows(config, run.collector, _rerun_args(config, run)),
+            "dsh-parallel-rows",
+        )
+
+
+def _hypothesis(config: pytest.Config, *, pick_seed: bool) -> SuiteHypothesis:
+    """The suite's Hypothesis settings; a parallel run's workers take the seed
+    their controller picked, so the header's seed is the one every test used."""
+    handed = parallel.inherited(config)
+    chosen = SuiteHypothesis.choose(
+        user_profile=config.getoption("hypothesis_profile", None),
+        user_seed=config.getoption("hypothesis_seed", None),
+        pick_seed=pick_seed and handed is None,
+    )
+    if handed is None:
+        return chosen
+    seed = handed.get("hypothesis_seed")
+    return chosen.inheriting(int(seed) if seed is not None else None)
 
 
 def _rerun_args(config: pytest.Config, run: DshRun) -> list[str]:
@@ -373,11 +396,13 @@ def pytest_collection_modifyitems(
 
 def pytest_collection_finish(session: pytest.Session) -> None:
     run = session.config.stash.get(_RUN_KEY, None)
-    if run is None or run.collector is None:
+    if run is None or run.implementation is None:
         return
-    for item in session.items:
-        result = run.described.get(item.nodeid)
-        if result is not None:
+    results = [run.described[i.nodeid] for i in session.items if i.nodeid in run.described]
+    if parallel.is_worker(session.config):
+        parallel.hand_back(session.config, results)
+    elif run.collector is not None:
+        for result in results:
             run.collector.add(result)
 
 

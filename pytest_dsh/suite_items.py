@@ -22,7 +22,7 @@ import pytest
 from pytest_dsh.implementations import stable_test_id, suite_relative_path
 from pytest_dsh.reporting.results import TestResult
 
-__all__ = ["LEVELS", "describe_item", "in_suite"]
+__all__ = ["LEVELS", "describe_item", "in_suite", "rerun_command"]
 
 LEVELS: Final = ("readme", "compat")
 _SENTENCE_PLUGINS: Final = {"SCH": "schedule", "TC": "time-context"}
@@ -50,14 +50,17 @@ def _plugin(test_id: str, sentences: Sequence[str], required: set[str]) -> str:
     return "general"
 
 
-def _rerun(item: pytest.Item, test_id: str, extra: Sequence[str]) -> str:
-    _, sep, name = item.nodeid.partition("::")
-    if in_suite(item.path):
+def rerun_command(
+    path: pathlib.Path, nodeid: str, test_id: str, invocation_dir: pathlib.Path,
+    extra: Sequence[str],
+) -> str:
+    """The command that reruns one test (of file ``path``) alone."""
+    _, sep, name = nodeid.partition("::")
+    if in_suite(path):
         module = test_id.partition("::")[0].removesuffix(".py").replace("/", ".")
         target = ["--pyargs", f"dsh_conformance.{module}{sep}{name}"]
     else:
-        base = item.config.invocation_params.dir
-        relative = os.path.relpath(item.path, base)
+        relative = os.path.relpath(path, invocation_dir)
         target = [f"{relative}{sep}{name}"]
     return shlex.join(["pytest", *target, *extra])
 
@@ -79,5 +82,7 @@ def describe_item(item: pytest.Item, rerun_args: Sequence[str]) -> TestResult:
         level="compat" if item.get_closest_marker("compat") is not None else "readme",
         sentences=sentences,
         pinned_details=pins,
-        rerun=_rerun(item, test_id, rerun_args),
+        rerun=rerun_command(
+            item.path, item.nodeid, test_id, item.config.invocation_params.dir, rerun_args
+        ),
     )

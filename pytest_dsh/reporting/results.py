@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,6 +50,32 @@ class TestResult:
             if outcome == "xpassed":
                 self.known_failure = str(getattr(report, "wasxfail", "")) or None
 
+    def description(self) -> dict[str, Any]:
+        """What was fixed at collection, as plain data (a parallel run's worker
+        sends it to the controller): :meth:`described` makes the row again."""
+        return {
+            "id": self.id,
+            "nodeid": self.nodeid,
+            "plugin": self.plugin,
+            "level": self.level,
+            "sentences": list(self.sentences),
+            "pinned_details": list(self.pinned_details),
+            "rerun": self.rerun,
+        }
+
+    @classmethod
+    def described(cls, data: Mapping[str, Any]) -> TestResult:
+        """A row that has not run yet, from :meth:`description`."""
+        return cls(
+            id=str(data["id"]),
+            nodeid=str(data["nodeid"]),
+            plugin=str(data["plugin"]),
+            level=str(data["level"]),
+            sentences=tuple(str(s) for s in data["sentences"]),
+            pinned_details=tuple(str(p) for p in data["pinned_details"]),
+            rerun=str(data["rerun"]),
+        )
+
     def as_json(self) -> dict[str, Any]:
         return {
             "id": self.id,
@@ -73,7 +100,9 @@ def outcome_of(report: pytest.TestReport) -> str | None:
         return "xfailed" if report.skipped else "xpassed"
     if report.failed and text.startswith("[XPASS(strict)]"):
         return "xpassed"  # a known failure passed: its expectation is stale
-    if report.when == "call":
+    if report.when not in ("setup", "teardown"):
+        # The call, or a test whose worker process died under it (pytest-xdist
+        # reports that as a failure of an unnamed phase).
         return str(report.outcome)
     if report.failed:
         return "error"

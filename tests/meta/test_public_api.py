@@ -30,7 +30,8 @@ def test_no_public_name_leaks_outside_all() -> None:
                   "virtual_loop",
                   "strategies", "reporting", "plugin", "fixture_options", "official",
                   "expectations", "hypothesis_scope", "suite_items", "conformance_cli",
-                  "budget", "json_limits", "npm", "jsonl_store", "frozen_json", "schema_check"}
+                  "budget", "json_limits", "npm", "jsonl_store", "frozen_json", "schema_check",
+                  "parallel"}
     assert public - set(pytest_dsh.__all__) - submodules == {"annotations"}
 
 

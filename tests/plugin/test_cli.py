@@ -37,7 +37,8 @@ def test_options_map_onto_pytest_options():
             "--impl", "npm", "--report", "out", "--level", "readme", "-k", "zone",
             "--section", "time-context", "--section", "schedule",
             "--npm", "schedule=./s.tgz", "--npm", "time-context=@x/tc@1",
-            "--expectations", "known.json", "--dst-table", "full", "--", "-x", "-q",
+            "--expectations", "known.json", "--dst-table", "full", "--workers", "3",
+            "--", "-x", "-q",
         ]
     )
     assert report == pathlib.Path("out")
@@ -45,13 +46,46 @@ def test_options_map_onto_pytest_options():
         "--pyargs", "dsh_conformance.time_context", "dsh_conformance.schedule",
         "--dsh-impl=npm", "--dsh-report=out", "--dsh-level=readme", "-k", "zone",
         "--dsh-npm=schedule=./s.tgz", "--dsh-npm=time-context=@x/tc@1",
-        "--dsh-expectations=known.json", "--dsh-dst-table=full", "-x", "-q",
+        "--dsh-expectations=known.json", "--dsh-dst-table=full", "-n", "3", "-x", "-q",
     ]
 
 
 def test_the_whole_suite_is_the_default_selection():
     args, _ = pytest_arguments(["--impl", "reference"])
     assert args[:2] == ["--pyargs", "dsh_conformance"]
+
+
+def test_by_default_the_tests_run_on_every_usable_cpu():
+    args, _ = pytest_arguments(["--impl", "reference"], cpus=6)
+    assert args[-2:] == ["-n", "6"]
+    assert pytest_arguments(["--impl", "reference", "--workers", "auto"], cpus=6)[0] == args
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="no CPU affinity here")
+def test_auto_counts_the_cpus_this_process_may_use_not_the_machine_s():
+    # Narrowed to one CPU (as taskset or a container quota would), auto means 1.
+    probe = (
+        "import os; os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}); "
+        "from pytest_dsh.conformance_cli import usable_cpus; print(usable_cpus())"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == "1"
+
+
+@pytest.mark.parametrize("argv", [["--workers", "1"], []])
+def test_one_worker_is_a_plain_serial_run_without_xdist(argv):
+    args, _ = pytest_arguments(["--impl", "reference", *argv], cpus=1)
+    assert "-n" not in args
+
+
+@pytest.mark.parametrize("count", ["0", "-2", "two"])
+def test_a_worker_count_below_one_is_a_usage_error(count, capsys):
+    with pytest.raises(SystemExit) as stopped:
+        pytest_arguments(["--impl", "reference", "--workers", count])
+    assert stopped.value.code == 2
+    assert "--workers: expected a number >= 1 or auto" in capsys.readouterr().err
 
 
 def test_the_report_command_writes_three_reports_and_prints_the_verdict(tmp_path):
@@ -78,7 +112,7 @@ def test_an_implementation_with_no_plugin_is_not_assessed(tmp_path):
     )
     done = _run(
         tmp_path, "--impl", "empty_impl:IMPLEMENTATION", "--report", "rep",
-        "--section", "schedule", "-k", "test_composition",
+        "--section", "schedule", "-k", "test_composition", "--workers", "1",
     )
     assert done.returncode == 6, done.stdout[-3000:] + done.stderr
     assert "dsh-conformance: not assessed (exit status 6)" in done.stdout
@@ -103,7 +137,7 @@ def test_one_section_on_the_official_build_keeps_its_known_failures(tmp_path, br
     # their prefix; the expectations must still match (strict xfails, not failures).
     done = _run(
         tmp_path, "--impl", "official", "--report", "rep", "--section", "time-context",
-        "-k", "test_configuration",
+        "-k", "test_configuration", "--workers", "1",
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr
     assert "dsh-conformance: conforms with known failures (exit status 0)" in done.stdout
