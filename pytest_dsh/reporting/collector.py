@@ -14,7 +14,7 @@ import pytest
 from pytest_dsh.reporting.document import RunInfo, build_document, failures
 from pytest_dsh.reporting.html import render_html
 from pytest_dsh.reporting.markdown import render_markdown
-from pytest_dsh.reporting.results import TestResult
+from pytest_dsh.reporting.results import TestResult, collection_message
 from pytest_dsh.reporting.summary import verdict_lines
 
 __all__ = ["ReportCollector", "write_reports"]
@@ -48,6 +48,8 @@ class ReportCollector:
         self._info = info
         self._report = report
         self.results: dict[str, TestResult] = {}
+        #: Modules (or other collectors) that failed to collect: node id -> message.
+        self.collection_errors: dict[str, str] = {}
         self.document: dict[str, Any] | None = None
         self.written: list[pathlib.Path] = []
 
@@ -59,11 +61,20 @@ class ReportCollector:
         if result is not None:
             result.record(report)
 
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        # Part of the suite never ran: the verdict must say so, whether the run
+        # stopped there or went on (--continue-on-collection-errors). Under
+        # xdist each worker's failure reaches the controller: keep one.
+        if report.failed and report.nodeid not in self.collection_errors:
+            self.collection_errors[report.nodeid] = collection_message(report)
+
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if session.config.option.collectonly:
             return  # nothing was meant to run: no verdict
-        self.document = build_document(self._info(), list(self.results.values()), exitstatus)
+        self.document = build_document(
+            self._info(), list(self.results.values()), exitstatus, self.collection_errors
+        )
         session.exitstatus = self.document["verdict"]["exit_status"]
         if self._report is not None:
             self.written = write_reports(self.document, self._report)
@@ -80,6 +91,8 @@ class ReportCollector:
         terminalreporter.section("dsh conformance", sep="-", bold=True)
         for line in verdict_lines(document):
             terminalreporter.line(line)
+        for nodeid in document["collection_errors"]:
+            terminalreporter.line(f"not collected: {nodeid or '(the run)'}", red=True)
         failing = failures(document)
         for test in failing[:5]:
             terminalreporter.line(f"rerun: {test['rerun']}")

@@ -85,7 +85,9 @@ def _counts(results: Iterable[TestResult]) -> dict[str, int]:
     return {outcome: counted.get(outcome, 0) for outcome in OUTCOMES}
 
 
-def _verdicts(info: RunInfo, results: Sequence[TestResult], exitstatus: int) -> dict[str, Any]:
+def _verdicts(
+    info: RunInfo, results: Sequence[TestResult], exitstatus: int, collection_errors: int
+) -> dict[str, Any]:
     declared = {plugin for plugin in PLUGINS if plugin in info.capabilities}
     by_group: dict[tuple[str, str], list[TestResult]] = defaultdict(list)
     for result in results:
@@ -123,7 +125,11 @@ def _verdicts(info: RunInfo, results: Sequence[TestResult], exitstatus: int) -> 
         levels[level] = {"verdict": combine(counted), "plugins": entries}
         counted_all.extend(counted)
     overall = combine(counted_all)
-    failures_anywhere = any(r.outcome in ("failed", "error", "xpassed") for r in results)
+    # A part of the suite that could not be collected was never assessed: the
+    # run errs, as a test erring in setup does.
+    failures_anywhere = collection_errors > 0 or any(
+        r.outcome in ("failed", "error", "xpassed") for r in results
+    )
     if failures_anywhere:
         overall = DOES_NOT_CONFORM
     return {
@@ -203,10 +209,16 @@ def _pinned(results: Sequence[TestResult]) -> list[dict[str, Any]]:
 
 
 def build_document(
-    info: RunInfo, results: Sequence[TestResult], exitstatus: int
+    info: RunInfo,
+    results: Sequence[TestResult],
+    exitstatus: int,
+    collection_errors: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
-    """The whole report as JSON-ready data."""
+    """The whole report as JSON-ready data. ``collection_errors`` maps the
+    node id of each collector that failed (a suite module that did not
+    import, say) to its message."""
     ordered = sorted(results, key=lambda r: r.id)
+    not_collected = dict(sorted((collection_errors or {}).items()))
     return {
         "format": FORMAT,
         "implementation": {
@@ -220,8 +232,9 @@ def build_document(
         "levels": list(info.levels),
         "expectations": {"source": info.expectations, "count": info.known_failures},
         "command": info.command,
-        "verdict": _verdicts(info, ordered, exitstatus),
+        "verdict": _verdicts(info, ordered, exitstatus, len(not_collected)),
         "counts": _counts(ordered),
+        "collection_errors": not_collected,
         "sections": _sections(ordered),
         "pinned_details": _pinned(ordered),
         "tests": [result.as_json() for result in ordered],

@@ -128,6 +128,19 @@ def render_html(document: Mapping[str, Any]) -> str:
                 + "</tr>"
             )
     out.append("</table></section>")
+    not_collected = document.get("collection_errors") or {}
+    if not_collected:
+        out.append(
+            f'<section id="not-collected"><h2>Not collected ({len(not_collected)})</h2>'
+            "<p>Parts of the suite that failed to load; their tests never ran.</p>"
+            "<table><tr><th>collector</th><th>error</th></tr>"
+        )
+        out += [
+            f"<tr><td><code>{escape(nodeid or '(the run)')}</code></td>"
+            f"<td>{escape(message)}</td></tr>"
+            for nodeid, message in not_collected.items()
+        ]
+        out.append("</table></section>")
     failing = failures(document)
     out.append(f'<section id="failures"><h2>Failures ({len(failing)})</h2>')
     out += [_failure(test) for test in failing] or ["<p>None.</p>"]

@@ -40,6 +40,13 @@ def render_markdown(document: Mapping[str, Any]) -> str:
                 + " | ".join(str(counts[o]) for o in columns)
                 + " |"
             )
+    not_collected = document.get("collection_errors") or {}
+    if not_collected:
+        lines += ["", f"## Not collected ({len(not_collected)})", ""]
+        lines += ["Parts of the suite that failed to load; their tests never ran.", ""]
+        lines += ["| collector | error |", "|---|---|"]
+        lines += [f"| `{nodeid or '(the run)'}` | {_cell(message)} |"
+                  for nodeid, message in not_collected.items()]
     failing = failures(document)
     if failing:
         lines += ["", "## Failures", ""]

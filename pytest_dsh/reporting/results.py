@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-__all__ = ["TestResult", "outcome_of"]
+__all__ = ["TestResult", "collection_message", "outcome_of"]
 
 _MESSAGE_LIMIT = 4000
 
@@ -124,4 +124,17 @@ def _crash_message(report: pytest.TestReport) -> str | None:
         text = f"passed, but it is listed as a known failure ({reason}); remove the entry"
     if crash is not None and report.when != "call":
         text = f"in {report.when}: {text}"
+    return text if len(text) <= _MESSAGE_LIMIT else text[:_MESSAGE_LIMIT] + " …"
+
+
+def collection_message(report: pytest.CollectReport) -> str:
+    """What made a collector fail, in one line: the exception pytest shows
+    last (``E   ModuleNotFoundError: ...``), else the last line of its text."""
+    crash = getattr(report.longrepr, "reprcrash", None)
+    if crash is not None:
+        text = str(crash.message)
+    else:
+        lines = [line.strip() for line in report.longreprtext.splitlines() if line.strip()]
+        errors = [line.removeprefix("E").strip() for line in lines if line.startswith("E ")]
+        text = errors[-1] if errors else (lines[-1] if lines else "collection failed")
     return text if len(text) <= _MESSAGE_LIMIT else text[:_MESSAGE_LIMIT] + " …"

@@ -221,7 +221,36 @@ def test_a_module_that_fails_to_import_stops_the_run_as_it_does_serially(suite):
     # pytest's "interrupted" wins over the verdict; nothing ran.
     assert parallel_ret == serial_ret == pytest.ExitCode.INTERRUPTED
     assert {t["outcome"] for t in parallel["tests"]} == {"not run"}
-    assert parallel["verdict"]["overall"] != "conforms"
+    assert parallel["verdict"]["overall"] == "does not conform"
+    assert parallel["collection_errors"] == {
+        "test_broken.py": "ModuleNotFoundError: No module named 'no_such_module_of_the_suite'"
+    }
+
+
+def test_a_module_that_fails_to_import_fails_the_run_that_goes_on_without_it(suite):
+    # The other tests all pass: without the collection error the verdict would be
+    # "conforms", though part of the suite never ran.
+    suite.makepyfile(test_broken="import no_such_module_of_the_suite\n")
+    serial, parallel, serial_ret, parallel_ret = _both(
+        suite, "--dsh-impl=more_impls:ONLY_KNOWN", "test_known.py", "test_broken.py",
+        "--continue-on-collection-errors",
+    )
+    assert parallel == serial
+    assert parallel_ret == serial_ret == pytest.ExitCode.TESTS_FAILED
+    assert parallel["verdict"]["overall"] == "does not conform"
+    assert parallel["counts"]["passed"] == 4
+    assert list(parallel["collection_errors"]) == ["test_broken.py"]
+    run = suite.runpytest(
+        "-p", "no:randomly", "--dsh-impl=more_impls:ONLY_KNOWN", "test_known.py",
+        "test_broken.py", "--continue-on-collection-errors", "--dsh-report=folder",
+    )
+    run.stdout.fnmatch_lines(["not collected: test_broken.py", "verdict: does not conform*"])
+    markdown = (suite.path / "folder" / "report.md").read_text("utf-8")
+    assert "## Not collected (1)" in markdown
+    assert "| `test_broken.py` | ModuleNotFoundError: No module named" in markdown
+    html = (suite.path / "folder" / "report.html").read_text("utf-8")
+    assert '<section id="not-collected"><h2>Not collected (1)</h2>' in html
+    assert "<code>test_broken.py</code></td><td>ModuleNotFoundError: No module named" in html
 
 
 def test_an_expected_failure_naming_no_test_is_the_same_usage_error(suite):
