@@ -12,6 +12,10 @@ Public API (pinned by a test so nothing leaks or vanishes by accident):
 Names are imported on first use (module ``__getattr__``): importing
 :mod:`pytest_dsh.contract`, which every plugin does, pulls in neither pytest,
 Hypothesis nor the fake host.
+
+PYTEST_DONT_REWRITE: ``dsh-conformance`` imports this package before pytest
+starts, and this module has no assertion to rewrite; the marker keeps pytest
+from warning about it on every run (the plugin's modules are still rewritten).
 """
 
 from __future__ import annotations
