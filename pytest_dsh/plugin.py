@@ -281,8 +281,11 @@ def _rerun_args(config: pytest.Config, run: DshRun) -> list[str]:
     args = [f"--dsh-impl={run.spec}", *npm_options.rerun_args(config)]
     if run.expectations_file is not None:
         args.append(f"--dsh-expectations={run.expectations_file.source}")
-    if run.hypothesis.seed is not None:
-        args.append(f"--hypothesis-seed={run.hypothesis.seed}")
+    # The seed the run picked, or the one the user gave: either way the one
+    # the test ran with, so the command reproduces it.
+    seed = run.hypothesis.seed if run.hypothesis.seed is not None else run.hypothesis.user_seed
+    if seed is not None:
+        args.append(f"--hypothesis-seed={seed}")
     return args
 
 

@@ -84,7 +84,9 @@ def test_the_terminal_summary_prints_the_rerun_command(failing_run):
         [
             "*dsh conformance*",
             "readme  time-context  does not conform (1 passed, 1 failed)",
-            "rerun: pytest test_failing.py::test_interval_must_be_safe --dsh-impl=impls:FULL",
+            # The user's seed is in it, as a seed the run picked would be.
+            "rerun: pytest test_failing.py::test_interval_must_be_safe --dsh-impl=impls:FULL "
+            "--hypothesis-seed=7",
             "verdict: does not conform (exit status 1)",
         ]
     )
