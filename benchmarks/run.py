@@ -15,7 +15,9 @@ What is measured (see docs/performance.md for how to read it):
   with its wall and CPU time and the process's peak RSS;
 * a simulated span of one 5-minute Every reminder on the virtual clock (one
   turn per delivery), with folds and flushes counted per delivery;
-* the default conformance run and the full DST table, as pytest subprocesses.
+* the default conformance run and the full DST table, as pytest subprocesses,
+  each in one process and then on every usable CPU (pytest-xdist), as
+  ``dsh-conformance`` runs it by default.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_dsh import TZDATA_VERSION, __version__
+from pytest_dsh.conformance_cli import usable_cpus
 from pytest_dsh.driver import AgentDriver, HostDriver
 from pytest_dsh.implementations import resolve_implementation
 
@@ -360,12 +363,22 @@ def _run(options: argparse.Namespace) -> None:
     def suites() -> Iterable[list[str]]:
         # The official run's CPU is mostly the Node bridge's, a grandchild
         # that is counted only if pytest waited for it: read it with care.
+        # Each run in one process, then on every usable CPU as dsh-conformance
+        # and make conformance run it by default (pytest-xdist, -n N).
+        workers = usable_cpus()
+        spreads = [("one process", ())]
+        if workers > 1:
+            spreads.append((f"{workers} workers", ("-n", str(workers))))
         for impl in impls:
-            elapsed, cpu, summary = suite_seconds(impl)
-            yield [f"conformance suite, {impl}", f"{elapsed:.1f}", f"{cpu:.1f}", summary]
-        elapsed, cpu, summary = suite_seconds("reference", "--dsh-dst-table=full",
-                                              package="dsh_conformance.dst")
-        yield ["full DST table, reference", f"{elapsed:.1f}", f"{cpu:.1f}", summary]
+            for label, extra in spreads:
+                elapsed, cpu, summary = suite_seconds(impl, *extra)
+                yield [f"conformance suite, {impl}, {label}", f"{elapsed:.1f}", f"{cpu:.1f}",
+                       summary]
+        for label, extra in spreads:
+            elapsed, cpu, summary = suite_seconds("reference", "--dsh-dst-table=full", *extra,
+                                                  package="dsh_conformance.dst")
+            yield [f"full DST table, reference, {label}", f"{elapsed:.1f}", f"{cpu:.1f}",
+                   summary]
 
     table(["run", "wall s", "CPU s (user + sys)", "pytest summary"], suites())
 

@@ -15,7 +15,7 @@ import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Final, final
+from typing import TYPE_CHECKING, Any, Final, final
 
 from pytest_dsh.npm._install import BridgeRuntime, Progress, install_packages
 from pytest_dsh.npm._specs import ROLES, PackageSpec, parse_spec
@@ -62,13 +62,18 @@ class NodeImplementation:
     version: str
     packages: Mapping[str, str]
     capabilities: frozenset[str] = frozenset()
-    expected_failures: Mapping[str, str] = field(default_factory=dict)
+    expected_failures: Mapping[str, str] = field(default_factory=dict, repr=False)
     npm_overrides: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     cache_dir: Path | None = None
     base: Path | None = None
     _prepared: dict[str, BridgeRuntime] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        # Hypothesis prints a failing example's arguments field by field,
+        # ignoring repr=False (and the known failures run to tens of kB).
+        printer.text(repr(self))
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.packages) - set(ROLES))

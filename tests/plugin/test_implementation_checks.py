@@ -4,6 +4,7 @@ usage error saying what to fix, never hundreds of identical test failures
 
 from __future__ import annotations
 
+import dataclasses
 import textwrap
 
 import pytest
@@ -134,3 +135,21 @@ def test_the_official_build_without_its_bridge_is_one_usage_error(pytester, monk
     # In a subprocess: this process may already hold a prepared official runtime.
     result = pytester.runpytest_subprocess("--dsh-impl=official")
     _single_usage_error(result, "*--dsh-impl: DSH_BRIDGE_DIR=*is not the pytest-dsh bridge*")
+
+
+@pytest.mark.parametrize("name", ["reference", "official"])
+def test_a_failing_example_prints_the_implementation_without_its_known_failures(name):
+    # Hypothesis pretty-prints a failing example's arguments, the implementation
+    # fixture among them; the official build's known failures ran to 53 kB
+    # and made Hypothesis warn in every run.
+    from hypothesis.vendor.pretty import pretty
+
+    from pytest_dsh.implementations import resolve_implementation
+
+    implementation = resolve_implementation(name)
+    many = {f"schedule/test_x.py::test_{n}": "reason " * 20 for n in range(500)}
+    implementation = dataclasses.replace(implementation, expected_failures=many)
+    printed = pretty(implementation)
+    assert printed == repr(implementation)
+    assert len(printed) < 2000 and "test_0" not in printed
+    assert f"name={name!r}" in printed
