@@ -77,13 +77,10 @@ class TestResult:
         )
 
     def as_json(self) -> dict[str, Any]:
+        fixed = self.description()
+        del fixed["rerun"]  # the report puts it after the outcome
         return {
-            "id": self.id,
-            "nodeid": self.nodeid,
-            "plugin": self.plugin,
-            "level": self.level,
-            "sentences": list(self.sentences),
-            "pinned_details": list(self.pinned_details),
+            **fixed,
             "outcome": self.outcome,
             "message": self.message,
             "known_failure": self.known_failure,
