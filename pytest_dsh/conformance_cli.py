@@ -27,7 +27,7 @@ import os
 import pathlib
 import sys
 from collections.abc import Sequence
-from typing import Final
+from typing import Final, NoReturn
 
 __all__ = ["SECTIONS", "main", "pytest_arguments", "usable_cpus"]
 
@@ -62,8 +62,21 @@ def _workers(text: str) -> int | None:
     return count
 
 
+#: The exit status of a usage error, as pytest's (``pytest.ExitCode.USAGE_ERROR``).
+USAGE_ERROR: Final = 4
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse exits 2 on a bad argument, which is pytest's "interrupted":
+    a bad argument of this command is a usage error (4) like pytest's own."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(USAGE_ERROR, f"{self.prog}: error: {message}\n")
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="dsh-conformance",
         description="Run the DSH conformance suite against an implementation and report "
         "the verdict (arguments after -- go to pytest).",

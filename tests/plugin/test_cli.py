@@ -84,8 +84,22 @@ def test_one_worker_is_a_plain_serial_run_without_xdist(argv):
 def test_a_worker_count_below_one_is_a_usage_error(count, capsys):
     with pytest.raises(SystemExit) as stopped:
         pytest_arguments(["--impl", "reference", "--workers", count])
-    assert stopped.value.code == 2
+    assert stopped.value.code == pytest.ExitCode.USAGE_ERROR
     assert "--workers: expected a number >= 1 or auto" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["--level", "strict"], ["--section", "nowhere"], ["--no-such-option"], []],
+    ids=["bad-choice", "bad-section", "unknown-option", "no-impl"],
+)
+def test_a_bad_argument_is_a_usage_error_not_pytest_s_interrupted(argv, capsys):
+    # argparse alone would exit 2, which a script reads as pytest's "interrupted".
+    with pytest.raises(SystemExit) as stopped:
+        pytest_arguments(["--impl", "reference", *argv] if argv else argv)
+    assert stopped.value.code == pytest.ExitCode.USAGE_ERROR
+    err = capsys.readouterr().err
+    assert err.startswith("usage: dsh-conformance") and "dsh-conformance: error:" in err
 
 
 def test_the_report_command_writes_three_reports_and_prints_the_verdict(tmp_path):
