@@ -11,7 +11,7 @@ from typing import Any, final
 
 import pytest
 
-from pytest_dsh.reporting.document import RunInfo, build_document, failures
+from pytest_dsh.reporting.document import RunInfo, build_document, failures, not_collected
 from pytest_dsh.reporting.html import render_html
 from pytest_dsh.reporting.markdown import render_markdown
 from pytest_dsh.reporting.results import TestResult, collection_message
@@ -91,8 +91,8 @@ class ReportCollector:
         terminalreporter.section("dsh conformance", sep="-", bold=True)
         for line in verdict_lines(document):
             terminalreporter.line(line)
-        for nodeid in document["collection_errors"]:
-            terminalreporter.line(f"not collected: {nodeid or '(the run)'}", red=True)
+        for label, _ in not_collected(document):
+            terminalreporter.line(f"not collected: {label}", red=True)
         failing = failures(document)
         for test in failing[:5]:
             terminalreporter.line(f"rerun: {test['rerun']}")

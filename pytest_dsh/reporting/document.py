@@ -30,6 +30,7 @@ __all__ = [
     "RunInfo",
     "build_document",
     "failures",
+    "not_collected",
     "pinned_details",
     "report_schema",
 ]
@@ -239,6 +240,13 @@ def build_document(
         "pinned_details": _pinned(ordered),
         "tests": [result.as_json() for result in ordered],
     }
+
+
+def not_collected(document: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The collectors that failed, as (label, message): the run's own
+    collection has no node id. Empty for documents that predate the field."""
+    errors: Mapping[str, str] = document.get("collection_errors") or {}
+    return [(nodeid or "(the run)", message) for nodeid, message in errors.items()]
 
 
 def failures(document: Mapping[str, Any]) -> list[Mapping[str, Any]]:

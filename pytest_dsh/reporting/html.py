@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
-from pytest_dsh.reporting.document import failures
+from pytest_dsh.reporting.document import failures, not_collected
 from pytest_dsh.reporting.summary import TestGroup, group_tests, header_lines
 
 __all__ = ["render_html"]
@@ -128,17 +128,16 @@ def render_html(document: Mapping[str, Any]) -> str:
                 + "</tr>"
             )
     out.append("</table></section>")
-    not_collected = document.get("collection_errors") or {}
-    if not_collected:
+    broken = not_collected(document)
+    if broken:
         out.append(
-            f'<section id="not-collected"><h2>Not collected ({len(not_collected)})</h2>'
+            f'<section id="not-collected"><h2>Not collected ({len(broken)})</h2>'
             "<p>Parts of the suite that failed to load; their tests never ran.</p>"
             "<table><tr><th>collector</th><th>error</th></tr>"
         )
         out += [
-            f"<tr><td><code>{escape(nodeid or '(the run)')}</code></td>"
-            f"<td>{escape(message)}</td></tr>"
-            for nodeid, message in not_collected.items()
+            f"<tr><td><code>{escape(label)}</code></td><td>{escape(message)}</td></tr>"
+            for label, message in broken
         ]
         out.append("</table></section>")
     failing = failures(document)

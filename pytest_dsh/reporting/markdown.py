@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pytest_dsh.reporting.document import failures
+from pytest_dsh.reporting.document import failures, not_collected
 from pytest_dsh.reporting.summary import group_tests, header_lines
 
 __all__ = ["render_markdown"]
@@ -40,13 +40,12 @@ def render_markdown(document: Mapping[str, Any]) -> str:
                 + " | ".join(str(counts[o]) for o in columns)
                 + " |"
             )
-    not_collected = document.get("collection_errors") or {}
-    if not_collected:
-        lines += ["", f"## Not collected ({len(not_collected)})", ""]
+    broken = not_collected(document)
+    if broken:
+        lines += ["", f"## Not collected ({len(broken)})", ""]
         lines += ["Parts of the suite that failed to load; their tests never ran.", ""]
         lines += ["| collector | error |", "|---|---|"]
-        lines += [f"| `{nodeid or '(the run)'}` | {_cell(message)} |"
-                  for nodeid, message in not_collected.items()]
+        lines += [f"| `{label}` | {_cell(message)} |" for label, message in broken]
     failing = failures(document)
     if failing:
         lines += ["", "## Failures", ""]

@@ -121,7 +121,7 @@ def _crash_message(report: pytest.TestReport) -> str | None:
         text = f"passed, but it is listed as a known failure ({reason}); remove the entry"
     if crash is not None and report.when != "call":
         text = f"in {report.when}: {text}"
-    return text if len(text) <= _MESSAGE_LIMIT else text[:_MESSAGE_LIMIT] + " …"
+    return _limited(text)
 
 
 def collection_message(report: pytest.CollectReport) -> str:
@@ -134,4 +134,8 @@ def collection_message(report: pytest.CollectReport) -> str:
         lines = [line.strip() for line in report.longreprtext.splitlines() if line.strip()]
         errors = [line.removeprefix("E").strip() for line in lines if line.startswith("E ")]
         text = errors[-1] if errors else (lines[-1] if lines else "collection failed")
+    return _limited(text)
+
+
+def _limited(text: str) -> str:
     return text if len(text) <= _MESSAGE_LIMIT else text[:_MESSAGE_LIMIT] + " …"
