@@ -39,19 +39,22 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import Any, Final, final
+from typing import Final, final
 
 from dsh_reference.schedule.core import (
     SCHEDULE_CHANGE_EVENT_TYPE,
     SCHEDULE_CHANGE_VERSION,
     ChangeEventWatch,
     EveryBatchDue,
+    EveryDispatchChange,
     OneShotDue,
+    ScheduleChange,
     ScheduleFold,
     ScheduleLogError,
     ScheduleProjection,
     Wait,
     due_decision_after,
+    encode_schedule_change,
     render_every_batch_framing,
     render_reminder_framing,
 )
@@ -194,7 +197,9 @@ class LiveOwner:
             return False
         try:
             for change in _dispatch_changes(decision):
-                self._agent.session.append(SCHEDULE_CHANGE_EVENT_TYPE, change)
+                self._agent.session.append(
+                    SCHEDULE_CHANGE_EVENT_TYPE, encode_schedule_change(change)
+                )
         except Exception as exc:
             # The follow-up may already be queued: retrying could repeat it.
             self._faulted = True
@@ -275,7 +280,7 @@ class LiveOwner:
             self._services.logger.warn(f'schedule: {message} (agent "{self._agent.id}")')
 
 
-def _dispatch_changes(decision: OneShotDue | EveryBatchDue) -> list[dict[str, Any]]:
+def _dispatch_changes(decision: OneShotDue | EveryBatchDue) -> list[ScheduleChange]:
     if isinstance(decision, OneShotDue):
         return [
             {
@@ -284,12 +289,13 @@ def _dispatch_changes(decision: OneShotDue | EveryBatchDue) -> list[dict[str, An
                 "id": decision.record["id"],
             }
         ]
-    return [
-        {
+    changes: list[ScheduleChange] = []
+    for reminder in decision.reminders:
+        every: EveryDispatchChange = {
             "version": SCHEDULE_CHANGE_VERSION,
             "operation": "dispatch",
             "id": reminder.record["id"],
             "acceptedAt": decision.accepted_at,
         }
-        for reminder in decision.reminders
-    ]
+        changes.append(every)
+    return changes

@@ -17,6 +17,8 @@ from typing import Any
 from dsh_reference.schedule.core import (
     SCHEDULE_CHANGE_EVENT_TYPE,
     SCHEDULE_CHANGE_VERSION,
+    CreateChange,
+    DeleteChange,
     ScheduleFold,
     ScheduleInputError,
     ScheduleLogError,
@@ -25,6 +27,7 @@ from dsh_reference.schedule.core import (
     build_requested_record,
     corrupt_log_result,
     delete_result,
+    encode_schedule_change,
     error_result,
     internal_error_result,
     persistence_uncertain_result,
@@ -42,6 +45,13 @@ __all__ = ["register_schedule_tools"]
 
 class _CorruptLog(Exception):
     pass
+
+
+def answer_if_aborted(call: ToolCall) -> Any:
+    """The value a call whose signal is aborted answers with (``None``: go on).
+
+    Checked when the call's turn comes and again just before it appends."""
+    return internal_error_result() if call.signal.aborted else None
 
 
 def register_schedule_tools(
@@ -125,8 +135,8 @@ class _Handlers:
         except ScheduleInputError as exc:
             return error_result(exc.code, exc.message)
         async with self._queue:
-            if call.signal.aborted:
-                return internal_error_result()
+            if (aborted := answer_if_aborted(call)) is not None:
+                return aborted
             session = self._agent.session
             if not await checkpoint(self._services, session):
                 return persistence_uncertain_result("create")
@@ -141,11 +151,13 @@ class _Handlers:
                 return error_result(exc.code, exc.message)
             except Exception:
                 return internal_error_result()
-            if call.signal.aborted:
-                return internal_error_result()
-            change = {"version": SCHEDULE_CHANGE_VERSION, "operation": "create", "schedule": record}
+            if (aborted := answer_if_aborted(call)) is not None:
+                return aborted
+            change: CreateChange = {
+                "version": SCHEDULE_CHANGE_VERSION, "operation": "create", "schedule": record
+            }
             try:
-                session.append(SCHEDULE_CHANGE_EVENT_TYPE, change)
+                session.append(SCHEDULE_CHANGE_EVENT_TYPE, encode_schedule_change(change))
             except Exception:
                 return internal_error_result()
             if not await checkpoint(self._services, session):
@@ -157,8 +169,8 @@ class _Handlers:
         if call.agent is not self._agent:
             return internal_error_result()
         async with self._queue:
-            if call.signal.aborted:
-                return internal_error_result()
+            if (aborted := answer_if_aborted(call)) is not None:
+                return aborted
             if not await checkpoint(self._services, self._agent.session):
                 return persistence_uncertain_result("list")
             self._durable_change()
@@ -179,8 +191,8 @@ class _Handlers:
         if call.agent is not self._agent:
             return internal_error_result()
         async with self._queue:
-            if call.signal.aborted:
-                return internal_error_result()
+            if (aborted := answer_if_aborted(call)) is not None:
+                return aborted
             session = self._agent.session
             if not await checkpoint(self._services, session):
                 return persistence_uncertain_result("delete", schedule_id)
@@ -193,11 +205,13 @@ class _Handlers:
                 return internal_error_result()
             if schedule_id not in folded:
                 return delete_result(schedule_id, deleted=False)
-            if call.signal.aborted:
-                return internal_error_result()
-            change = {"version": SCHEDULE_CHANGE_VERSION, "operation": "delete", "id": schedule_id}
+            if (aborted := answer_if_aborted(call)) is not None:
+                return aborted
+            delete: DeleteChange = {
+                "version": SCHEDULE_CHANGE_VERSION, "operation": "delete", "id": schedule_id
+            }
             try:
-                session.append(SCHEDULE_CHANGE_EVENT_TYPE, change)
+                session.append(SCHEDULE_CHANGE_EVENT_TYPE, encode_schedule_change(delete))
             except Exception:
                 return internal_error_result()
             if not await checkpoint(self._services, session):

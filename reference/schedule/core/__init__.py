@@ -41,6 +41,7 @@ from .decode import (
     decode_schedule_record,
     decode_schedule_record_instant,
 )
+from .encode import encode_schedule_change
 from .errors import (
     CORRUPT_SCHEDULE_LOG,
     ERROR_CODES,
@@ -308,6 +309,7 @@ __all__ = [
     "delete_result",
     "due_decision",
     "due_decision_after",
+    "encode_schedule_change",
     "epoch_ms_from_fields",
     "error_result",
     "event_field",
