@@ -6,9 +6,9 @@ README sentences: one agent-scoped queue serialises every transaction from
 preflight through its barrier (SCH-033); create and delete confirm only after
 their barrier (SCH-013, SCH-034); a barrier rejection leaves dispatch pending
 for a later ordinary preflight (SCH-057); disposal awaits in-flight preflights
-and idle waits without deleting records (SCH-058). What an aborted call
-answers is left open by the README beyond a closed code (SCH-039); the exact
-answer is pinned (SCH-ABORT-ANSWER).
+and idle waits without deleting records (SCH-058). No README sentence mentions
+aborted calls: what they answer and write is pinned (SCH-ABORT-ANSWER).
+Logs are read without their layout (``written_logs``).
 """
 
 from __future__ import annotations
@@ -17,31 +17,34 @@ from typing import Any
 
 import pytest
 
-from dsh_conformance.expect import code_of, pinned, readme
-from dsh_conformance.schedule.session_logs import (
-    dispatches,
-    flushes_of,
-    reminder_messages,
-)
+from dsh_conformance.expect import pinned, readme
+from dsh_conformance.layout_free import closed_codes_in, mentions, schedule_changes
+from dsh_conformance.schedule.session_logs import flushes_of, reminder_messages
+from dsh_conformance.schedule.written_logs import create, transition_events, transitions
 from pytest_dsh import HostStuckError
 
 pytestmark = [pytest.mark.dsh_requires("schedule")]
 
 AFTER_60 = {"prompt": "Stretch", "after_seconds": 60}
 INTERNAL_ERROR = {"code": "internal_error", "message": "The schedule operation failed."}
-ERROR_CODES = {
-    "invalid_prompt", "invalid_selector", "invalid_rule", "invalid_time_zone", "not_future",
-    "time_out_of_range", "frequency_too_high", "corrupt_schedule_log", "persistence_uncertain",
-    "internal_error",
-}
 
 
-def changes(agent) -> list[dict[str, Any]]:
-    return [e["data"] for e in agent.events() if e["type"] == "schedule/change"]
+def changes(agent: Any) -> list[Any]:
+    """The data of the agent's ``schedule/change`` events, layout untouched."""
+    return schedule_changes(agent.events())
 
 
-def operations(agent) -> list[str]:
+def operations(agent: Any) -> list[str]:
+    """The ``operation`` of each change (pinned detail SCH-PAYLOAD-LAYOUT)."""
     return [change["operation"] for change in changes(agent)]
+
+
+def created_id(value: Any, sentences: str, what: str) -> str:
+    """The id a successful create answered; fails naming ``what`` otherwise."""
+    schedule_id = value.get("id") if isinstance(value, dict) else None
+    assert isinstance(schedule_id, str) and not closed_codes_in(value), readme(
+        sentences, f"{what} to confirm the created record with its id", value)
+    return schedule_id
 
 
 # -- racing calls ---------------------------------------------------------------------
@@ -61,18 +64,19 @@ def test_a_racing_call_waits_for_the_whole_earlier_transaction(host, agent):
     assert flushed == ["durable", "hang"], readme(
         "SCH-033", "only the first create's preflight and hung barrier to flush before the "
         "second create starts", flushed)
-    assert operations(agent) == ["create"], readme(
-        "SCH-033", "only the first create to be appended while its barrier hangs",
-        operations(agent))
+    pending = changes(agent)
+    assert len(pending) == 1 and mentions(pending[0], "A"), readme(
+        "SCH-033", "only the first create to be appended while its barrier hangs", pending)
     host.faults.release_hung_flush()
-    ids = (first.result().value["id"], second.result().value["id"])
-    logged = tuple(c["schedule"]["id"] for c in changes(agent))
-    assert ids == logged and len(set(ids)) == 2, readme(
-        "SCH-033", "the racing creates to get distinct ids in call order (those of the log's "
-        f"creates {logged}) once released", ids)
-    prompts = [c["schedule"]["prompt"] for c in changes(agent)]
-    assert prompts == ["A", "B"], readme(
-        "SCH-033", "the creates to be appended in call order", prompts)
+    ids = [created_id(call.result().value, "SCH-033", "each racing create")
+           for call in (first, second)]
+    logged = changes(agent)
+    in_order = len(logged) == 2 and all(
+        mentions(change, schedule_id) and mentions(change, prompt)
+        for change, schedule_id, prompt in zip(logged, ids, ["A", "B"], strict=False))
+    assert in_order and len(set(ids)) == 2, readme(
+        "SCH-033", f"the racing creates to get distinct ids {ids} and be appended in call "
+        "order once released", logged)
 
 
 # The racing delete must name the id before the create answers: only the pinned format
@@ -81,10 +85,10 @@ def test_a_racing_call_waits_for_the_whole_earlier_transaction(host, agent):
 @pytest.mark.spec("SCH-033", "SCH-036")
 def test_a_delete_racing_a_create_sees_the_create(host, agent):
     host.faults.fail_flushes("hang")
-    create = agent.start_tool("schedule_create", AFTER_60)
+    create_call = agent.start_tool("schedule_create", AFTER_60)
     delete = agent.start_tool("schedule_delete", {"id": "schedule-1"})
     host.faults.release_hung_flush()
-    created = create.result().value
+    created = create_call.result().value
     assert created["id"] == "schedule-1", pinned(
         "SCH-ID-FORMAT", "the earlier create to complete first and create schedule-1", created)
     deleted = delete.result().value
@@ -96,12 +100,12 @@ def test_a_delete_racing_a_create_sees_the_create(host, agent):
 
 @pytest.mark.spec("SCH-033")
 def test_a_call_started_during_the_due_transaction_runs_after_its_barrier(host, agent):
-    agent.call_tool("schedule_create", {"prompt": "Due", "after_seconds": 60})
+    record = create(agent, {"prompt": "Due", "after_seconds": 60})
     host.faults.fail_flushes("hang", first=2)  # the dispatch barrier hangs
     host.advance(60)
-    assert len(dispatches(agent.events())) == 1, readme(
-        "SCH-033", "the due transaction to append its dispatch before its barrier",
-        dispatches(agent.events()))
+    assert transitions(agent.events(), [record]) == [record.id], readme(
+        "SCH-033, SCH-049", "the due transaction to append its dispatch before its barrier",
+        transition_events(agent.events(), [record]))
     seen = len(flushes_of(host, agent.session_id))
     listing = agent.start_tool("schedule_list", {})
     assert listing.done is False, readme(
@@ -127,12 +131,10 @@ def test_a_create_held_on_its_barrier_completes_once_the_flush_is_released(host,
     with pytest.raises(HostStuckError):
         call.result()
     host.faults.release_hung_flush()
-    value = call.result().value
-    logged = [c["schedule"]["id"] for c in changes(agent)]
-    assert [(value.get("id"), value.get("state"))] == [(i, "scheduled") for i in logged], readme(
-        "SCH-013, SCH-034", "the released create to confirm the scheduled record", value)
-    assert operations(agent) == ["create"], readme(
-        "SCH-034", "exactly one create to be appended", operations(agent))
+    schedule_id = created_id(call.result().value, "SCH-013, SCH-034", "the released create")
+    logged = changes(agent)
+    assert len(logged) == 1 and mentions(logged[0], schedule_id), readme(
+        "SCH-034", "exactly one create, of the confirmed id, to be appended", logged)
     durable = [e["type"] for e in host.durable_events(agent.session_id)]
     assert "schedule/change" in durable, readme(
         "SCH-013", "the confirmed create to be durable", durable)
@@ -145,30 +147,42 @@ def test_a_held_barrier_released_as_a_failure_reports_the_kept_create(host, agen
     call = agent.start_tool("schedule_create", AFTER_60)
     host.faults.release_hung_flush(outcome)
     value = call.result().value
-    assert code_of(value) == "persistence_uncertain", readme(
-        "SCH-013, SCH-034", f"a barrier released as {outcome} to answer persistence_uncertain",
+    assert closed_codes_in(value) == {"persistence_uncertain"}, readme(
+        "SCH-012, SCH-013", f"a barrier released as {outcome} to answer persistence_uncertain",
         value)
-    logged = [c["schedule"]["id"] for c in changes(agent)]
-    assert [value.get("id")] == logged, readme(
-        "SCH-034", "the uncertain answer to name the appended record's id", value)
-    assert operations(agent) == ["create"], readme(
-        "SCH-013", "the appended create to stay in the log", operations(agent))
+    logged = changes(agent)
+    assert len(logged) == 1 and mentions(logged[0], "Stretch"), readme(
+        "SCH-013, SCH-034", "the appended create to stay in the log", logged)
 
 
-# -- aborts (the README leaves the answer open; the exact answer is pinned) ---------------
+@pytest.mark.compat("SCH-ERROR-VALUE-SHAPE")
+@pytest.mark.spec("SCH-013", "SCH-039")
+def test_a_held_barrier_released_as_a_failure_names_the_kept_id(host, agent):
+    host.faults.fail_flushes("hang", first=2)
+    call = agent.start_tool("schedule_create", AFTER_60)
+    host.faults.release_hung_flush("rejected")
+    value = call.result().value
+    logged = [change["schedule"]["id"] for change in changes(agent)]
+    assert [value.get("id")] == logged and value.get("operation") == "create", pinned(
+        "SCH-ERROR-VALUE-SHAPE", f"the uncertain answer to carry operation create and the "
+        f"appended record's id {logged}", value)
 
 
+# -- aborts (no README sentence mentions them; pinned) ----------------------------------------
+
+
+@pytest.mark.compat("SCH-ABORT-ANSWER")
 @pytest.mark.spec("SCH-033", "SCH-034", "SCH-039")
 def test_a_call_aborted_before_it_starts_flushes_nothing_and_appends_nothing(host, agent):
     seen = len(flushes_of(host, agent.session_id))
     value = agent.start_tool("schedule_create", AFTER_60, aborted=True).result().value
-    assert code_of(value) in ERROR_CODES, readme(
-        "SCH-039", "an aborted call to answer one of the closed error codes", value)
-    assert len(flushes_of(host, agent.session_id)) == seen, readme(
-        "SCH-033", "a call aborted before its turn in the queue not to flush",
+    assert closed_codes_in(value), pinned(
+        "SCH-ABORT-ANSWER", "an aborted call to answer a closed error code", value)
+    assert len(flushes_of(host, agent.session_id)) == seen, pinned(
+        "SCH-ABORT-ANSWER", "a call aborted before its turn in the queue not to flush",
         flushes_of(host, agent.session_id)[seen:])
-    assert changes(agent) == [], readme(
-        "SCH-034", "a call aborted before it starts to append nothing", changes(agent))
+    assert changes(agent) == [], pinned(
+        "SCH-ABORT-ANSWER", "a call aborted before it starts to append nothing", changes(agent))
 
 
 @pytest.mark.compat("SCH-ABORT-ANSWER")
@@ -179,6 +193,7 @@ def test_a_call_aborted_before_it_starts_answers_internal_error(host, agent):
         "SCH-ABORT-ANSWER", f"a call aborted before it starts to answer {INTERNAL_ERROR}", value)
 
 
+@pytest.mark.compat("SCH-ABORT-ANSWER")
 @pytest.mark.spec("SCH-033", "SCH-034")
 def test_a_create_aborted_during_its_preflight_appends_nothing(host, agent):
     host.faults.fail_flushes("hang")
@@ -186,18 +201,20 @@ def test_a_create_aborted_during_its_preflight_appends_nothing(host, agent):
     call.abort()
     host.faults.release_hung_flush()
     outcome = call.result()
-    assert outcome.is_error is True, readme(
-        "SCH-034", "a create aborted during its preflight not to confirm a record",
+    assert outcome.is_error is True, pinned(
+        "SCH-ABORT-ANSWER", "a create aborted during its preflight not to confirm a record",
         outcome.value)
-    assert changes(agent) == [], readme(
-        "SCH-034", "a create aborted during its preflight to append nothing", changes(agent))
+    assert changes(agent) == [], pinned(
+        "SCH-ABORT-ANSWER", "a create aborted during its preflight to append nothing",
+        changes(agent))
     # the queue moved on: the next call runs normally
-    value = agent.call_tool("schedule_create", AFTER_60).value
-    logged = [c["schedule"]["id"] for c in changes(agent)]
-    assert value.get("state") == "scheduled" and [value.get("id")] == logged, readme(
-        "SCH-033", "the queue to move on after the aborted call and run the next create", value)
+    record = create(agent, AFTER_60)
+    assert [record.event["data"]] == changes(agent), pinned(
+        "SCH-ABORT-ANSWER", "the queue to move on after the aborted call and run the next "
+        "create", changes(agent))
 
 
+@pytest.mark.compat("SCH-ABORT-ANSWER")
 @pytest.mark.spec("SCH-033", "SCH-034")
 def test_a_create_aborted_after_its_append_keeps_the_record(host, agent):
     host.faults.fail_flushes("hang", first=2)  # abort while the barrier hangs
@@ -205,13 +222,13 @@ def test_a_create_aborted_after_its_append_keeps_the_record(host, agent):
     call.abort()
     host.faults.release_hung_flush()
     call.result()
-    assert operations(agent) == ["create"], readme(
-        "SCH-034", "a create aborted after its append to keep the appended create",
+    assert operations(agent) == ["create"], pinned(
+        "SCH-ABORT-ANSWER", "a create aborted after its append to keep the appended create",
         operations(agent))
     listed = agent.call_tool("schedule_list", {}).value
     logged = [c["schedule"]["id"] for c in changes(agent) if c["operation"] == "create"]
-    assert [record["id"] for record in listed] == logged, readme(
-        "SCH-035", "the kept record to be listed as active", listed)
+    assert [record["id"] for record in listed] == logged, pinned(
+        "SCH-ABORT-ANSWER", "the kept record to be listed as active", listed)
 
 
 # -- dispatch barrier failure, later reminders ----------------------------------------------
@@ -220,23 +237,25 @@ def test_a_create_aborted_after_its_append_keeps_the_record(host, agent):
 @pytest.mark.spec("SCH-057")
 @pytest.mark.parametrize("outcome", ["falsy", "rejected", "detached"])
 def test_later_reminders_are_delivered_after_a_rejected_dispatch_barrier(host, agent, outcome):
-    first = agent.call_tool("schedule_create", {"prompt": "A", "after_seconds": 60}).value["id"]
-    second = agent.call_tool("schedule_create", {"prompt": "B", "after_seconds": 120}).value["id"]
+    first = create(agent, {"prompt": "A", "after_seconds": 60})
+    second = create(agent, {"prompt": "B", "after_seconds": 120})
+    records = [first, second]
     host.faults.fail_flushes(outcome, first=2)  # A's due preflight ok, its barrier fails
     host.advance(60)
-    sent = [d["id"] for d in dispatches(agent.events())]
-    assert sent == [first], readme(
+    sent = transitions(agent.events(), records)
+    assert sent == [first.id], readme(
         "SCH-057", f"the first reminder's dispatch to stay appended when its barrier is {outcome}",
-        sent)
+        transition_events(agent.events(), records))
     host.advance(60)
-    sent = [d["id"] for d in dispatches(agent.events())]
-    assert sent == [first, second], readme(
-        "SCH-057", "a later reminder to be dispatched after a failed dispatch barrier", sent)
+    sent = transitions(agent.events(), records)
+    assert sent == [first.id, second.id], readme(
+        "SCH-057", "a later reminder to be dispatched after a failed dispatch barrier",
+        transition_events(agent.events(), records))
     messages = reminder_messages(agent.events())
     assert len(messages) == 2, readme(
         "SCH-057", "both reminders to reach the agent as messages", messages)
-    durable = [d["id"] for d in dispatches(host.durable_events(agent.session_id))]
-    assert durable == [first, second], readme(
+    durable = transitions(host.durable_events(agent.session_id), records)
+    assert durable == [first.id, second.id], readme(
         "SCH-057", "the later ordinary preflight to make both dispatches durable", durable)
 
 
@@ -245,7 +264,7 @@ def test_later_reminders_are_delivered_after_a_rejected_dispatch_barrier(host, a
 
 @pytest.mark.spec("SCH-058")
 def test_agent_disposal_awaits_an_in_flight_due_preflight_then_writes_nothing(host, agent):
-    agent.call_tool("schedule_create", AFTER_60)
+    record = create(agent, AFTER_60)
     durable = host.durable_events(agent.session_id)
     host.faults.fail_flushes("hang")
     host.advance(60)  # the due preflight hangs
@@ -260,24 +279,27 @@ def test_agent_disposal_awaits_an_in_flight_due_preflight_then_writes_nothing(ho
     assert agent.is_live is False, readme(
         "SCH-058", "the agent to be disposed once disposal finishes", agent.is_live)
     host.advance(600)
-    assert dispatches(agent.events()) == [], readme(
-        "SCH-058", "a disposed agent's owner to dispatch nothing", dispatches(agent.events()))
+    assert transitions(agent.events(), [record]) == [], readme(
+        "SCH-058", "a disposed agent's owner to dispatch nothing",
+        transition_events(agent.events(), [record]))
     assert reminder_messages(agent.events()) == [], readme(
         "SCH-058", "a disposed agent to receive no reminder", reminder_messages(agent.events()))
     now_durable = host.durable_events(agent.session_id)
     assert now_durable[: len(durable)] == durable, readme(
         "SCH-058", "disposal not to delete or rewrite durable records", now_durable)
-    assert dispatches(now_durable) == [], readme(
-        "SCH-058", "no dispatch to become durable after disposal", dispatches(now_durable))
+    assert transitions(now_durable, [record]) == [], readme(
+        "SCH-058", "no dispatch to become durable after disposal",
+        transition_events(now_durable, [record]))
 
 
 @pytest.mark.spec("SCH-058")
 def test_agent_disposal_ends_an_idle_wait_without_delivering(host, agent):
-    agent.call_tool("schedule_create", AFTER_60)
+    record = create(agent, AFTER_60)
     hold = agent.hold_maintenance()  # the agent is busy: the due owner waits for idle
     host.advance(60)
-    assert dispatches(agent.events()) == [], readme(
-        "SCH-058", "a due reminder to wait while the agent is busy", dispatches(agent.events()))
+    assert transitions(agent.events(), [record]) == [], readme(
+        "SCH-047", "a due reminder to wait while the agent is busy",
+        transition_events(agent.events(), [record]))
     disposal = agent.start_dispose()
     hold.release()
     assert disposal.done is True, readme(
@@ -285,23 +307,23 @@ def test_agent_disposal_ends_an_idle_wait_without_delivering(host, agent):
     assert agent.is_live is False, readme(
         "SCH-058", "the agent to be disposed", agent.is_live)
     host.advance(600)
-    assert dispatches(agent.events()) == [], readme(
-        "SCH-058", "the ended idle wait to deliver nothing", dispatches(agent.events()))
-    assert operations(agent) == ["create"], readme(
-        "SCH-058", "disposal to keep the create and append no other change", changes(agent))
+    assert changes(agent) == [record.event["data"]], readme(
+        "SCH-058", "disposal to keep the create and append no other change (no dispatch from "
+        "the ended idle wait)", changes(agent))
 
 
 @pytest.mark.spec("SCH-058")
 def test_plugin_unload_awaits_an_in_flight_due_preflight_then_finishes(host, agent):
-    agent.call_tool("schedule_create", AFTER_60)
+    record = create(agent, AFTER_60)
     host.faults.fail_flushes("hang")
     host.advance(60)
     with pytest.raises(HostStuckError):
         host.unload_plugin("schedule")
     host.faults.release_hung_flush()
     host.advance(600)
-    assert dispatches(agent.events()) == [], readme(
-        "SCH-058", "an unloaded plugin's owner to dispatch nothing", dispatches(agent.events()))
+    assert transitions(agent.events(), [record]) == [], readme(
+        "SCH-058", "an unloaded plugin's owner to dispatch nothing",
+        transition_events(agent.events(), [record]))
     listing = agent.call_tool("schedule_list", {})
     assert listing.is_error is True, readme(  # the tools are gone
         "SCH-058", "the tools to be gone once the plugin is unloaded", listing.value)
