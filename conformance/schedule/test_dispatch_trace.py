@@ -1,7 +1,12 @@
 """README section "Delivery lifecycle", read from the host's ordered trace:
 where a dispatch happens among the owner's maintenance claim, the follow-up,
-its release and the checkpoint flushes (``host.start_trace()``; a ``dispatch``
-entry names the schedule id it records)."""
+its release and the checkpoint flushes (``host.start_trace()``).
+
+The host's own ``dispatch`` trace entries recognise a dispatch by the official
+payload layout, so these readme-level tests do not use them: in a scenario whose
+records were all created before the trace started, every ``schedule/change``
+append the trace shows is a dispatch, and the log says, in the same order,
+which record each one names."""
 
 from __future__ import annotations
 
@@ -10,21 +15,31 @@ from typing import Any
 import pytest
 
 from dsh_conformance.expect import readme
+from dsh_conformance.schedule.written_logs import Written, create, transitions
 from pytest_dsh.trace import TraceEntry
 
 pytestmark = [pytest.mark.dsh_requires("schedule")]
 
 
-def _create(agent: Any, arguments: dict[str, Any]) -> str:
-    return str(agent.call_tool("schedule_create", arguments).value["id"])
+def _create(agent: Any, arguments: dict[str, Any]) -> Written:
+    return create(agent, arguments)
 
 
-def steps(trace: list[TraceEntry]) -> list[tuple[str, str]]:
-    """The trace without appends other than turn openings (kinds with details)."""
-    return [
-        (e.kind, e.detail) for e in trace
-        if e.kind != "append" or e.detail == "turn/start"
-    ]
+def steps(trace: list[TraceEntry], agent: Any, records: list[Written]) -> list[tuple[str, str]]:
+    """The trace without appends other than turn openings (kinds with details),
+    each ``schedule/change`` append shown as ``("dispatch", id)`` with the id of
+    the record the matching log event names (the records were created before the
+    trace started, so each such append is a dispatch)."""
+    named = iter(transitions(agent.events(), records))
+    entries = []
+    for entry in trace:
+        if entry.kind == "dispatch":
+            continue  # the host's layout-bound view of the same append
+        if entry.kind == "append" and entry.detail == "schedule/change":
+            entries.append(("dispatch", next(named, "<not in the log>")))
+        elif entry.kind != "append" or entry.detail == "turn/start":
+            entries.append((entry.kind, entry.detail))
+    return entries
 
 
 def window(entries: list[tuple[str, str]], dispatched: str) -> list[tuple[str, str]]:
@@ -43,10 +58,13 @@ def window(entries: list[tuple[str, str]], dispatched: str) -> list[tuple[str, s
 def test_a_dispatch_is_recorded_inside_the_claim_after_its_follow_up_then_checkpointed(
     host, agent
 ):
-    schedule_id = _create(agent, {"prompt": "Stretch", "after_seconds": 60})
+    record = _create(agent, {"prompt": "Stretch", "after_seconds": 60})
+    schedule_id = record.id
     host.start_trace()
     host.advance(60)
-    entries = steps(host.trace())
+    entries = steps(host.trace(), agent, [record])
+    assert ("dispatch", schedule_id) in entries, readme(
+        "SCH-049", "the due one-shot to append a dispatch naming its id", entries)
     observed = window(entries, schedule_id)
     expected = [("flush", "durable"), ("claim", ""), ("followup", ""), ("dispatch", schedule_id),
                 ("release", ""), ("flush", "durable")]
@@ -63,11 +81,12 @@ def test_a_dispatch_is_recorded_inside_the_claim_after_its_follow_up_then_checkp
 
 @pytest.mark.spec("SCH-044")
 def test_due_one_shots_are_dispatched_one_claim_and_one_turn_at_a_time(host, agent):
-    first = _create(agent, {"prompt": "A", "after_seconds": 60})
-    second = _create(agent, {"prompt": "B", "after_seconds": 60})
+    records = [_create(agent, {"prompt": "A", "after_seconds": 60}),
+               _create(agent, {"prompt": "B", "after_seconds": 60})]
+    first, second = (record.id for record in records)
     host.start_trace()
     host.advance(60)
-    entries = steps(host.trace())
+    entries = steps(host.trace(), agent, records)
     dispatched = [detail for kind, detail in entries if kind == "dispatch"]
     assert dispatched == [first, second], readme(
         "SCH-044", "both due one-shots dispatched, in creation order", entries)
@@ -81,11 +100,16 @@ def test_due_one_shots_are_dispatched_one_claim_and_one_turn_at_a_time(host, age
 
 @pytest.mark.spec("SCH-045", "SCH-050")
 def test_overdue_every_records_are_dispatched_as_one_batch_in_one_claim(host, agent):
-    first = _create(agent, {"prompt": "A", "every_seconds": 300})
-    second = _create(agent, {"prompt": "B", "every_seconds": 300})
+    records = [_create(agent, {"prompt": "A", "every_seconds": 300}),
+               _create(agent, {"prompt": "B", "every_seconds": 300})]
+    first, second = (record.id for record in records)
     host.start_trace()
     host.advance(300)
-    entries = steps(host.trace())
+    entries = steps(host.trace(), agent, records)
+    dispatched = [detail for kind, detail in entries if kind == "dispatch"]
+    assert dispatched == [first, second], readme(
+        "SCH-045, SCH-050", "one dispatch per Every record of the batch, in creation order",
+        entries)
     one, two = (entries.index(("dispatch", sid)) for sid in (first, second))
     assert two == one + 1, readme(
         "SCH-050", "the batch's dispatches recorded back to back, in creation order", entries)
@@ -95,11 +119,11 @@ def test_overdue_every_records_are_dispatched_as_one_batch_in_one_claim(host, ag
 
 @pytest.mark.spec("SCH-056")
 def test_a_failed_follow_up_records_no_dispatch(host, agent):
-    _create(agent, {"prompt": "Stretch", "after_seconds": 60})
+    record = _create(agent, {"prompt": "Stretch", "after_seconds": 60})
     host.faults.fail_followups()
     host.start_trace()
     host.advance(60)
-    entries = steps(host.trace())
+    entries = steps(host.trace(), agent, [record])
     assert [kind for kind, _ in entries if kind in ("followup", "dispatch")] == [], readme(
         "SCH-056", "a refused follow-up to leave no dispatch", entries)
     assert ("claim", "") in entries and ("release", "") in entries, readme(

@@ -12,18 +12,13 @@ from __future__ import annotations
 import pytest
 
 from dsh_conformance.expect import readme
-from dsh_conformance.schedule.session_logs import dispatches, reminder_messages
+from dsh_conformance.layout_free import closed_codes_in, mentions, schedule_changes
+from dsh_conformance.schedule.session_logs import reminder_messages
+from dsh_conformance.schedule.written_logs import create, transition_events, transitions
 
 pytestmark = [pytest.mark.dsh_requires("schedule")]
 
 HOUR_S = 3600
-
-
-def created_ids(agent) -> list[str]:
-    return [
-        e["data"]["schedule"]["id"] for e in agent.events()
-        if e["type"] == "schedule/change" and e["data"]["operation"] == "create"
-    ]
 
 
 @pytest.mark.spec("SCH-013", "SCH-034")
@@ -35,7 +30,9 @@ def test_a_create_whose_barrier_ends_durable_an_hour_later_confirms(host, agent)
         "SCH-013", "a create to keep awaiting its hung barrier an hour later", call.done)
     host.faults.release_hung_flush()
     value = call.result().value
-    assert value.get("state") == "scheduled" and [value.get("id")] == created_ids(agent), readme(
+    logged = schedule_changes(agent.events())
+    confirmed = isinstance(value, dict) and not closed_codes_in(value) and len(logged) == 1
+    assert confirmed and mentions(logged[0], value.get("id")), readme(
         "SCH-013, SCH-034", "the create to confirm once its barrier ends durable, however late",
         value)
     durable = [e["type"] for e in host.durable_events(agent.session_id)]
@@ -45,16 +42,16 @@ def test_a_create_whose_barrier_ends_durable_an_hour_later_confirms(host, agent)
 
 @pytest.mark.spec("SCH-011", "SCH-046")
 def test_a_due_preflight_that_ends_durable_an_hour_later_delivers(host, agent):
-    agent.call_tool("schedule_create", {"prompt": "Slow", "after_seconds": 60})
+    record = create(agent, {"prompt": "Slow", "after_seconds": 60})
     host.faults.fail_flushes("hang")
     host.advance(60)  # the due preflight hangs
     host.advance(HOUR_S)
-    assert dispatches(agent.events()) == [], readme(
+    assert transitions(agent.events(), [record]) == [], readme(
         "SCH-011", "the owner to decide nothing while its preflight hangs",
-        dispatches(agent.events()))
+        transition_events(agent.events(), [record]))
     host.faults.release_hung_flush()
-    sent = [d["id"] for d in dispatches(agent.events())]
-    assert sent == created_ids(agent), readme(
+    sent = transitions(agent.events(), [record])
+    assert sent == [record.id], readme(
         "SCH-011, SCH-046", "the owner to dispatch once its preflight ends durable, however late",
         sent)
     assert len(reminder_messages(agent.events())) == 1, readme(

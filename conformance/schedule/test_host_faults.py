@@ -18,11 +18,12 @@ import pytest
 
 from dsh_conformance.expect import pinned, readme
 from dsh_conformance.schedule.session_logs import (
-    dispatches,
     flushes_of,
     one_shot_framing,
     reminder_texts,
 )
+from dsh_conformance.schedule.written_logs import Written, transition_events, transitions
+from dsh_conformance.schedule.written_logs import create as create_record
 
 pytestmark = [pytest.mark.dsh_requires("schedule")]
 
@@ -34,23 +35,29 @@ def reminder(schedule_id, occurrence_at, prompt):
     return one_shot_framing(json.dumps(schedule_id), occurrence_at, json.dumps(prompt))
 
 
-def create(agent, prompt, after_seconds=60):
-    """Create a one-shot; its id (the README does not fix the id's spelling)."""
-    return agent.call_tool(
-        "schedule_create", {"prompt": prompt, "after_seconds": after_seconds}
-    ).value["id"]
+def create(agent, prompt, after_seconds=60) -> Written:
+    """Create a one-shot through schedule_create (the README does not fix the id's spelling)."""
+    return create_record(agent, {"prompt": prompt, "after_seconds": after_seconds})
+
+
+def states(agent) -> object:
+    """``(id, state)`` of each listed record, or the list answer when it is no list."""
+    listed = agent.call_tool("schedule_list", {}).value
+    if not isinstance(listed, list):
+        return listed
+    return [(view.get("id"), view.get("state")) for view in listed]
 
 
 def resumed_without_an_owner(host, agent):
     """Leave a durable one-shot overdue in a cold session, then resume it while
-    the host refuses to start the owner's run: (the resumed agent, the id)."""
-    schedule_id = create(agent, "Stretch")
+    the host refuses to start the owner's run: (the resumed agent, the record)."""
+    record = create(agent, "Stretch")
     host.crash()
     host.advance(120)
     host.faults.fail_background_starts()
     resumed = host.resume(agent.session_id)
     host.faults.clear()
-    return resumed, schedule_id
+    return resumed, record
 
 
 # -- the owner's run cannot start --------------------------------------------------------
@@ -59,14 +66,15 @@ def resumed_without_an_owner(host, agent):
 @pytest.mark.spec("SCH-037", "SCH-085")
 @pytest.mark.parametrize("trigger", ["preflight", "activity"])
 def test_an_owner_that_could_not_start_recomputes_at_the_next_trigger(host, agent, trigger):
-    resumed, schedule_id = resumed_without_an_owner(host, agent)
+    resumed, record = resumed_without_an_owner(host, agent)
+    schedule_id = record.id
     host.advance(DAY_S)
-    assert dispatches(resumed.events()) == [], readme(
+    assert transitions(resumed.events(), [record]) == [], readme(
         "SCH-085", "no delivery, and no private retry, while nothing triggers the owner "
-        "after its run could not start", dispatches(resumed.events()))
+        "after its run could not start", transition_events(resumed.events(), [record]))
     if trigger == "preflight":
-        listed = resumed.call_tool("schedule_list", {}).value
-        assert [(v["id"], v["state"]) for v in listed] == [(schedule_id, "overdue")], readme(
+        listed = states(resumed)
+        assert listed == [(schedule_id, "overdue")], readme(
             "SCH-035", "the undelivered record to be listed as overdue", listed)
     else:
         resumed.prompt("hello")  # the agent becoming idle after a turn is activity
@@ -75,8 +83,9 @@ def test_an_owner_that_could_not_start_recomputes_at_the_next_trigger(host, agen
     assert reminder_texts(resumed.events()) == expected, readme(
         sentence, f"the {trigger} to make the owner recompute and deliver the overdue "
         "reminder once", reminder_texts(resumed.events()))
-    assert [d["id"] for d in dispatches(resumed.events())] == [schedule_id], readme(
-        "SCH-049", "one dispatch of the delivered one-shot", dispatches(resumed.events()))
+    assert transitions(resumed.events(), [record]) == [schedule_id], readme(
+        "SCH-049", "one dispatch of the delivered one-shot",
+        transition_events(resumed.events(), [record]))
 
 
 @pytest.mark.compat("SCH-OWNER-START-FAILURE")
@@ -105,34 +114,36 @@ def test_an_owner_that_could_not_start_is_a_warning_not_a_veto(host):
 def test_a_follow_up_that_cannot_be_built_writes_no_dispatch_until_a_later_preflight(
     host, agent
 ):
-    schedule_id = create(agent, "Stretch")
+    record = create(agent, "Stretch")
+    schedule_id = record.id
     host.faults.fail_followup_messages()
     host.advance(60)
     host.advance(DAY_S)
-    assert dispatches(agent.events()) == [], readme(
+    assert transitions(agent.events(), [record]) == [], readme(
         "SCH-056", "no dispatch when the reminder's follow-up message cannot be built",
-        dispatches(agent.events()))
+        transition_events(agent.events(), [record]))
     assert reminder_texts(agent.events()) == [], readme(
         "SCH-056", "no reminder message when it cannot be built", reminder_texts(agent.events()))
-    listed = agent.call_tool("schedule_list", {}).value
-    assert [(v["id"], v["state"]) for v in listed] == [(schedule_id, "overdue")], readme(
+    listed = states(agent)
+    assert listed == [(schedule_id, "overdue")], readme(
         "SCH-085", "the record to stay active (listed overdue) after the framing failure",
         listed)
     expected = [reminder(schedule_id, "2026-01-01T00:01:00.000Z", "Stretch")]
     assert reminder_texts(agent.events()) == expected, readme(
         "SCH-085", "the successful list preflight to trigger recomputation and deliver the "
         "reminder once", reminder_texts(agent.events()))
-    assert [d["id"] for d in dispatches(agent.events())] == [schedule_id], readme(
-        "SCH-085", "one dispatch after the recomputation", dispatches(agent.events()))
+    assert transitions(agent.events(), [record]) == [schedule_id], readme(
+        "SCH-085", "one dispatch after the recomputation",
+        transition_events(agent.events(), [record]))
 
 
 @pytest.mark.spec("SCH-056", "SCH-057")
 def test_a_follow_up_that_cannot_be_built_does_not_fault_the_owner(host, agent):
-    first = create(agent, "First")
+    first = create(agent, "First").id
     host.faults.fail_followup_messages()
     host.advance(60)
     agent.call_tool("schedule_delete", {"id": first})
-    second = create(agent, "Second")
+    second = create(agent, "Second").id
     host.advance(60)
     expected = [reminder(second, "2026-01-01T00:02:00.000Z", "Second")]
     assert reminder_texts(agent.events()) == expected, readme(

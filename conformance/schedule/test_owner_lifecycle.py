@@ -17,7 +17,9 @@ from __future__ import annotations
 import pytest
 
 from dsh_conformance.expect import readme
-from dsh_conformance.schedule.session_logs import dispatches, reminder_messages
+from dsh_conformance.layout_free import closed_codes_in
+from dsh_conformance.schedule.session_logs import reminder_messages
+from dsh_conformance.schedule.written_logs import create, transition_events, transitions
 
 pytestmark = [pytest.mark.dsh_requires("schedule")]
 
@@ -25,11 +27,10 @@ AFTER_60 = {"prompt": "Due", "after_seconds": 60}
 CHANGE = "schedule/change"
 
 
-def created_ids(agent) -> list[str]:
-    return [
-        e["data"]["schedule"]["id"] for e in agent.events()
-        if e["type"] == CHANGE and e["data"]["operation"] == "create"
-    ]
+def confirmed_id(value: object) -> str | None:
+    """The id of a create value that confirms a record, else None."""
+    schedule_id = value.get("id") if isinstance(value, dict) else None
+    return schedule_id if isinstance(schedule_id, str) and not closed_codes_in(value) else None
 
 
 # -- a busy agent ---------------------------------------------------------------------------
@@ -37,19 +38,19 @@ def created_ids(agent) -> list[str]:
 
 @pytest.mark.spec("SCH-047")
 def test_a_reminder_refused_during_a_maintenance_task_is_delivered_after_when_idle(host, agent):
-    agent.call_tool("schedule_create", AFTER_60)
+    record = create(agent, AFTER_60)
     hold = agent.hold_maintenance()  # busy in the idle phase: no turn, status stays idle
     waits_before = agent.counters().when_idle_calls
     host.advance(60)
-    assert dispatches(agent.events()) == [], readme(
+    assert transitions(agent.events(), [record]) == [], readme(
         "SCH-047", "a reminder due while a maintenance task owns the agent to stay active",
-        dispatches(agent.events()))
+        transition_events(agent.events(), [record]))
     assert agent.counters().when_idle_calls > waits_before, readme(
         "SCH-047", "the refused owner to wait through whenIdle()", agent.counters())
     hold.release()
-    assert [d["id"] for d in dispatches(agent.events())] == created_ids(agent), readme(
+    assert transitions(agent.events(), [record]) == [record.id], readme(
         "SCH-047", "the owner to retry once whenIdle() resolves and dispatch the reminder",
-        dispatches(agent.events()))
+        transition_events(agent.events(), [record]))
     assert len(reminder_messages(agent.events())) == 1, readme(
         "SCH-047", "the retried reminder to reach the agent as one message",
         reminder_messages(agent.events()))
@@ -60,14 +61,14 @@ def test_a_reminder_refused_during_a_maintenance_task_is_delivered_after_when_id
 
 @pytest.mark.spec("SCH-033", "SCH-034", "SCH-052")
 def test_the_dispatch_is_checkpointed_before_a_queued_create_checkpoints(host, agent):
-    agent.call_tool("schedule_create", AFTER_60)
+    create(agent, AFTER_60)
     host.faults.fail_flushes("hang")
     host.advance(60)  # the due preflight hangs, holding the queue
     waiting = agent.start_tool("schedule_create", {"prompt": "Next", "after_seconds": 3600})
     host.start_trace()
     host.faults.release_hung_flush()
     value = waiting.result().value
-    assert value.get("state") == "scheduled", readme(
+    assert confirmed_id(value) is not None, readme(
         "SCH-034", "the queued create to confirm once the due transaction ends", value)
     steps = [t.detail if t.kind == "append" else t.kind for t in host.trace()
              if t.kind in ("flush", "release") or (t.kind, t.detail) == ("append", CHANGE)]
@@ -84,7 +85,7 @@ def test_the_dispatch_is_checkpointed_before_a_queued_create_checkpoints(host, a
 
 @pytest.mark.spec("SCH-033", "SCH-052", "SCH-057")
 def test_a_create_queued_behind_a_due_transaction_survives_its_rejected_barrier(host, agent):
-    agent.call_tool("schedule_create", AFTER_60)
+    due = create(agent, AFTER_60)
     host.faults.fail_flushes("hang")
     host.advance(60)  # the due preflight hangs, holding the queue
     waiting = agent.start_tool("schedule_create", {"prompt": "Next", "after_seconds": 3600})
@@ -92,15 +93,16 @@ def test_a_create_queued_behind_a_due_transaction_survives_its_rejected_barrier(
         "SCH-033", "a create started during the due preflight to wait in the queue", waiting.done)
     host.faults.reject_nth_flush(1)  # the next flush: the owner's dispatch checkpoint
     host.faults.release_hung_flush()
-    sent = [d["id"] for d in dispatches(agent.events())]
-    assert sent == created_ids(agent)[:1], readme(
-        "SCH-052", "the released due transaction to dispatch the reminder", sent)
+    sent = transitions(agent.events(), [due])
+    assert sent[:1] == [due.id], readme(
+        "SCH-052", "the released due transaction to dispatch the reminder",
+        transition_events(agent.events(), [due]))
     value = waiting.result().value
-    assert value.get("state") == "scheduled" and value.get("id") == created_ids(agent)[-1], readme(
+    assert confirmed_id(value) is not None, readme(
         "SCH-033, SCH-057", "the rejected flush to be the due transaction's own barrier, so the "
         "queued create's preflight succeeds and it confirms", value)
-    durable = [d["id"] for d in dispatches(host.durable_events(agent.session_id))]
-    assert durable == sent, readme(
+    durable = transitions(host.durable_events(agent.session_id), [due])[:1]
+    assert durable == [due.id], readme(
         "SCH-057", "the pending dispatch to become durable through the create's ordinary "
         "preflight", durable)
 
@@ -129,5 +131,6 @@ def test_disposal_cancels_the_armed_timer_and_arms_no_other(host, agent, disposa
     timers = [t.kind for t in host.trace() if t.kind.startswith("timer-")]
     assert timers == [], readme(
         "SCH-058", f"no timer to be armed once the {disposal} is disposed", timers)
-    assert dispatches(agent.events()) == [], readme(
-        "SCH-058", "a disposed owner to dispatch nothing", dispatches(agent.events()))
+    assert len([e for e in agent.events() if e["type"] == CHANGE]) == 1, readme(
+        "SCH-058", "a disposed owner to dispatch nothing (the create is the only change)",
+        [e for e in agent.events() if e["type"] == CHANGE])
