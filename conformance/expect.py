@@ -14,6 +14,7 @@ whole seconds or ``unavailable``); the exact spelling (``1m 0s``, the
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from typing import NamedTuple
@@ -31,18 +32,70 @@ def _shown(observed: object) -> str:
 
 
 def readme(sentences: str, requirement: str, observed: object = ...) -> str:
-    """``README SCH-031 requires <requirement>; observed <observed>``."""
+    """``README SCH-031 ("<the sentence, shortened>") requires <requirement>;
+    observed <observed>``: every sentence id in ``sentences`` is followed by
+    its text (English), so the message reads without the README at hand."""
     seen = "" if observed is ... else f"; observed {_shown(observed)}"
-    return f"README {sentences} requires {requirement}{seen}"
+    return f"README {_with_texts(sentences)} requires {requirement}{seen}"
 
 
 def pinned(pin_id: str, requirement: str, observed: object = ...) -> str:
-    """A message for a detail pinned to the official build (see docs/pinned-details.md)."""
+    """A message for a detail pinned to the official build (see docs/pinned-details.md),
+    with the title of each pinned detail named."""
     seen = "" if observed is ... else f"; observed {_shown(observed)}"
     return (
-        f"pinned detail {pin_id} (the README leaves this open; the suite follows the "
-        f"official build, docs/pinned-details.md) requires {requirement}{seen}"
+        f"pinned detail {_with_titles(pin_id)} (the README leaves this open; the suite "
+        f"follows the official build, docs/pinned-details.md) requires {requirement}{seen}"
     )
+
+
+# A sentence's text is shortened (more when several ids share a message).
+_TEXT_LIMIT = 100
+_TEXT_LIMIT_MANY = 60
+_SENTENCE_ID = re.compile(r"\b(?:SCH|TC)-\d{3}\b")
+_PIN_ID = re.compile(r"\b[A-Z]+(?:-[A-Z0-9]+)+\b")
+
+
+def _short(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    return text[:limit].rsplit(" ", 1)[0].rstrip(",;:") + " …"
+
+
+@functools.cache
+def _sentence_texts() -> dict[str, str]:
+    from dsh_conformance.traceability import all_sentences
+
+    return {s.id: s.english or s.text for s in all_sentences()}
+
+
+@functools.cache
+def _pin_titles() -> dict[str, str]:
+    from dsh_conformance.pinned_details import load_pins
+
+    return {pin_id: str(pin.get("title", "")) for pin_id, pin in load_pins().items()}
+
+
+def _with_texts(sentences: str) -> str:
+    texts = _sentence_texts()
+    limit = _TEXT_LIMIT if len(_SENTENCE_ID.findall(sentences)) <= 2 else _TEXT_LIMIT_MANY
+
+    def named(match: re.Match[str]) -> str:
+        text = texts.get(match[0])
+        return f'{match[0]} ("{_short(text, limit)}")' if text else match[0]
+
+    return _SENTENCE_ID.sub(named, sentences)
+
+
+def _with_titles(pin_ids: str) -> str:
+    titles = _pin_titles()
+
+    def named(match: re.Match[str]) -> str:
+        title = titles.get(match[0])
+        return f'{match[0]} ("{title}")' if title else match[0]
+
+    return _PIN_ID.sub(named, pin_ids)
 
 
 class ReadingFacts(NamedTuple):

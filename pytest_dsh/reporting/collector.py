@@ -11,11 +11,11 @@ from typing import Any, final
 
 import pytest
 
-from pytest_dsh.reporting.document import RunInfo, build_document, failures, not_collected
+from pytest_dsh.reporting.document import RunInfo, build_document, causes, not_collected
 from pytest_dsh.reporting.html import render_html
 from pytest_dsh.reporting.markdown import render_markdown
 from pytest_dsh.reporting.results import TestResult, collection_message
-from pytest_dsh.reporting.summary import verdict_lines
+from pytest_dsh.reporting.summary import cause_lines, verdict_lines
 
 __all__ = ["ReportCollector", "write_reports"]
 
@@ -93,11 +93,8 @@ class ReportCollector:
             terminalreporter.line(line)
         for label, _ in not_collected(document):
             terminalreporter.line(f"not collected: {label}", red=True)
-        failing = failures(document)
-        for test in failing[:5]:
-            terminalreporter.line(f"rerun: {test['rerun']}")
-        if len(failing) > 5:
-            terminalreporter.line(f"... and {len(failing) - 5} more failures (see the report)")
+        for line in cause_lines(causes(document)):
+            terminalreporter.line(line)
         for path in self.written:
             terminalreporter.line(f"report: {path}")
         terminalreporter.line(

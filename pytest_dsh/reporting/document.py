@@ -14,6 +14,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from pytest_dsh.reporting.causes import group_causes
+from pytest_dsh.reporting.readmes import readme_versions
 from pytest_dsh.reporting.results import TestResult
 from pytest_dsh.reporting.verdicts import (
     DOES_NOT_CONFORM,
@@ -29,6 +31,7 @@ __all__ = [
     "PLUGINS",
     "RunInfo",
     "build_document",
+    "causes",
     "failures",
     "not_collected",
     "pinned_details",
@@ -220,6 +223,10 @@ def build_document(
     import, say) to its message."""
     ordered = sorted(results, key=lambda r: r.id)
     not_collected = dict(sorted((collection_errors or {}).items()))
+    sections = _sections(ordered)
+    tests = [result.as_json() for result in ordered]
+    texts = {s["id"]: s["text"] for section in sections for s in section["sentences"]}
+    titles = {pin: detail.get("title") for pin, detail in pinned_details().items()}
     return {
         "format": FORMAT,
         "implementation": {
@@ -229,6 +236,7 @@ def build_document(
             "capabilities": sorted(info.capabilities),
         },
         "kit": {"version": info.kit_version, "tzdata": info.tzdata},
+        "readmes": readme_versions(),
         "hypothesis": {"text": info.hypothesis, "seed": info.seed},
         "levels": list(info.levels),
         "expectations": {"source": info.expectations, "count": info.known_failures},
@@ -236,9 +244,10 @@ def build_document(
         "verdict": _verdicts(info, ordered, exitstatus, len(not_collected)),
         "counts": _counts(ordered),
         "collection_errors": not_collected,
-        "sections": _sections(ordered),
+        "causes": group_causes(tests, texts, titles),
+        "sections": sections,
         "pinned_details": _pinned(ordered),
-        "tests": [result.as_json() for result in ordered],
+        "tests": tests,
     }
 
 
@@ -247,6 +256,17 @@ def not_collected(document: Mapping[str, Any]) -> list[tuple[str, str]]:
     collection has no node id. Empty for documents that predate the field."""
     errors: Mapping[str, str] = document.get("collection_errors") or {}
     return [(nodeid or "(the run)", message) for nodeid, message in errors.items()]
+
+
+def causes(document: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The failures grouped by cause, largest first (:mod:`.causes`); made
+    again from the rows for documents that predate the field."""
+    found: list[Mapping[str, Any]] | None = document.get("causes")
+    if found is not None:
+        return found
+    texts = {s["id"]: s["text"] for section in document["sections"] for s in section["sentences"]}
+    titles = {pin["id"]: pin["title"] for pin in document["pinned_details"]}
+    return list(group_causes(document["tests"], texts, titles))
 
 
 def failures(document: Mapping[str, Any]) -> list[Mapping[str, Any]]:

@@ -1,15 +1,19 @@
 """The report as one self-contained HTML file (inline CSS, no script, no
-external resource): the verdicts, every failure with its assertion message and
-rerun command, then each README section with its sentences and tests."""
+external resource): the verdicts, the failures grouped by cause (one failure
+with its message and rerun command, the others folded), then each README
+section with its sentences and tests."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
-from pytest_dsh.reporting.document import failures, not_collected
+from pytest_dsh.reporting.causes import representative_line, requirement_label
+from pytest_dsh.reporting.document import causes, failures, not_collected
 from pytest_dsh.reporting.summary import TestGroup, group_tests, header_lines
+from pytest_dsh.reporting.verdicts import OUTCOMES, describe_counts
 
 __all__ = ["render_html"]
 
@@ -38,6 +42,11 @@ pre{background:#f6f8fa;padding:.5rem;overflow-x:auto;white-space:pre-wrap;margin
 details{margin:.6rem 0}summary{cursor:pointer;font-weight:600}
 ul.tests{margin:0;padding-left:1rem}ul.tests code{word-break:break-all}
 td.sentence{width:42%}td.id{white-space:nowrap}
+.count{display:inline-block;min-width:2.2rem;padding:0 .4rem;margin-right:.4rem;border-radius:.3rem;
+background:#ffebe9;color:#a40e26;font-weight:700;text-align:center}
+.cause-summary{color:#57606a;font-size:.85rem}
+ol.others{padding-left:1.4rem}ol.others li{margin:.4rem 0}
+ol.others pre{margin:.2rem 0}
 """
 
 
@@ -74,22 +83,59 @@ def _groups(groups: Sequence[TestGroup]) -> str:
     return f'<ul class="tests">{"".join(items)}</ul>'
 
 
-def _failure(test: Mapping[str, Any]) -> str:
+def _failure_meta(test: Mapping[str, Any]) -> str:
     sentences = ", ".join(test["sentences"]) or "none"
     pins = ", ".join(test["pinned_details"])
     meta = f"{_outcome(test['outcome'])} level <b>{escape(test['level'])}</b>, plugin " \
         f"<b>{escape(test['plugin'])}</b>, README sentences {escape(sentences)}"
     if pins:
         meta += f", pinned details {escape(pins)}"
+    return meta
+
+
+def _one_failure(test: Mapping[str, Any]) -> str:
     known = (
         f"<p>Listed as a known failure: {escape(test['known_failure'])}</p>"
         if test["known_failure"] else ""
     )
     return (
-        f'<article class="failure" id="{escape(_slug(test["id"]))}">'
-        f"<h3><code>{escape(test['id'])}</code></h3><p>{meta}</p>{known}"
+        f'<div class="one" id="{escape(_slug(test["id"]))}">'
+        f"<p><code>{escape(test['id'])}</code><br>{_failure_meta(test)}</p>{known}"
         f'<pre class="message">{escape(test["message"] or test["outcome"])}</pre>'
-        f'<p>Rerun:</p><pre class="rerun">{escape(test["rerun"])}</pre></article>'
+        f'<p>Rerun:</p><pre class="rerun">{escape(test["rerun"])}</pre></div>'
+    )
+
+
+def _cause(number: int, cause: Mapping[str, Any], tests: Mapping[str, Mapping[str, Any]]) -> str:
+    count = int(cause["count"])
+    first = tests.get(cause["representative"]["id"])
+    shown = _one_failure(first) if first is not None else ""
+    others = [tests[i] for i in cause["tests"][1:] if i in tests]
+    folded = (
+        f"<details><summary>{len(others)} more with this cause</summary>"
+        '<ol class="others">' + "".join(f"<li>{_one_failure(t)}</li>" for t in others)
+        + "</ol></details>"
+        if others else ""
+    )
+    return (
+        f'<article class="failure cause" id="cause-{number}">'
+        f'<h3><span class="count">{count}</span>{number}. '
+        f"{escape(requirement_label(cause['requirement']))}</h3>"
+        f'<p class="cause-summary">cause: <code>{escape(cause["summary"])}</code></p>'
+        f"{shown}{folded}</article>"
+    )
+
+
+def _cause_table(found: Sequence[Mapping[str, Any]]) -> str:
+    rows = "".join(
+        f'<tr><td><a href="#cause-{number}">{number}</a></td><td>{cause["count"]}</td>'
+        f"<td>{escape(requirement_label(cause['requirement']))}</td>"
+        f"<td><code>{escape(representative_line(cause))}</code></td></tr>"
+        for number, cause in enumerate(found, start=1)
+    )
+    return (
+        '<table class="causes"><tr><th>#</th><th>failing tests</th><th>requirement</th>'
+        f"<th>what failed</th></tr>{rows}</table>"
     )
 
 
@@ -141,8 +187,14 @@ def render_html(document: Mapping[str, Any]) -> str:
         ]
         out.append("</table></section>")
     failing = failures(document)
-    out.append(f'<section id="failures"><h2>Failures ({len(failing)})</h2>')
-    out += [_failure(test) for test in failing] or ["<p>None.</p>"]
+    found = causes(document)
+    out.append(
+        f'<section id="failures"><h2>Failures ({len(failing)}) from {len(found)} causes</h2>'
+    )
+    if found:
+        out.append("<p>Largest first; each cause shows one failure, the others are folded.</p>")
+        out.append(_cause_table(found))
+    out += [_cause(n, cause, tests) for n, cause in enumerate(found, start=1)] or ["<p>None.</p>"]
     out.append("</section>")
     known = [t for t in document["tests"] if t["outcome"] == "xfailed"]
     if known:
@@ -184,15 +236,26 @@ def render_html(document: Mapping[str, Any]) -> str:
         out.append("</table></details>")
     out.append("</section>")
     if document["pinned_details"]:
+        # The value and the tests go under the table at full width: a narrow
+        # column of test ids wraps one character per line.
         out.append('<section id="pinned"><h2>Pinned details (compat level)</h2><table>')
-        out.append("<tr><th>id</th><th>detail</th><th>value</th><th>tests</th></tr>")
+        out.append("<tr><th>id</th><th>detail</th><th>tests</th></tr>")
+        for pin in document["pinned_details"]:
+            outcomes = Counter(str(tests[i]["outcome"]) for i in pin["tests"] if i in tests)
+            out.append(
+                f'<tr><td class="id"><a href="#pin-{escape(_slug(pin["id"]))}">'
+                f"{escape(pin['id'])}</a></td><td>{escape(pin['title'] or '')}</td>"
+                f"<td>{escape(describe_counts(outcomes, (*OUTCOMES, 'not run')))}</td></tr>"
+            )
+        out.append("</table>")
         for pin in document["pinned_details"]:
             out.append(
-                f"<tr><td>{escape(pin['id'])}</td><td>{escape(pin['title'] or '')}</td>"
-                f"<td><code>{escape(pin['value'] or '')}</code></td>"
-                f"<td>{_groups(group_tests(pin['tests'], tests))}</td></tr>"
+                f'<details id="pin-{escape(_slug(pin["id"]))}"><summary>{escape(pin["id"])}: '
+                f"{escape(pin['title'] or '')}</summary>"
+                f"<pre>{escape(pin['value'] or '')}</pre>"
+                f"{_groups(group_tests(pin['tests'], tests))}</details>"
             )
-        out.append("</table></section>")
+        out.append("</section>")
     other = [t["id"] for t in document["tests"] if not t["sentences"] and not t["pinned_details"]]
     if other:
         out.append('<section id="other"><h2>Tests naming no README sentence</h2>')

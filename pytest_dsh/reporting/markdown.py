@@ -1,32 +1,110 @@
-"""The report as Markdown: verdicts, failures with rerun commands, then every
-README sentence by section with its tests."""
+"""The report as Markdown: verdicts, the failures grouped by cause (one
+representative with its rerun command, the others folded), then every README
+sentence by section with its tests.
+
+Every string that comes from the run (implementation name and version, test
+ids, messages, reasons) is escaped: Markdown and HTML in it render literally.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pytest_dsh.reporting.document import failures, not_collected
+from pytest_dsh.reporting.causes import failure_line, representative_line, requirement_label
+from pytest_dsh.reporting.document import causes, not_collected
 from pytest_dsh.reporting.summary import group_tests, header_lines
+from pytest_dsh.reporting.verdicts import OUTCOMES, describe_counts
 
-__all__ = ["render_markdown"]
+__all__ = ["code", "render_markdown", "text"]
+
+# Characters that open emphasis, links, code, tables or headings; HTML is made
+# inert with entities (an entity is itself escaped through "&").
+_PUNCTUATION = re.compile(r"([\\`*_\[\]{}|#~!])")
+_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+def text(value: str) -> str:
+    """``value`` as literal inline Markdown (safe in a table cell: one line)."""
+    escaped = _PUNCTUATION.sub(r"\\\1", value)
+    for raw, entity in _ENTITIES.items():
+        escaped = escaped.replace(raw, entity)
+    return " ".join(escaped.splitlines())
 
 
-def _fence(text: str) -> list[str]:
-    longest = max((len(run) for run in text.split("\n") if set(run) == {"`"}), default=0)
+def code(value: str, *, cell: bool = True) -> str:
+    """``value`` as an inline code span: a fence longer than any run of
+    backticks in it; ``|`` escaped where the span sits in a table cell."""
+    value = " ".join(value.splitlines())
+    longest = max((len(run) for run in re.findall(r"`+", value)), default=0)
+    fence = "`" * (longest + 1)
+    padded = f" {value} " if value.startswith("`") or value.endswith("`") else value
+    if cell:
+        padded = padded.replace("|", "\\|")
+    return f"{fence}{padded}{fence}"
+
+
+def _fence(value: str) -> list[str]:
+    longest = max((len(run) for run in re.findall(r"`+", value)), default=0)
     fence = "`" * max(3, longest + 1)
-    return [fence, text, fence]
+    return [fence + "text", value, fence]
+
+
+def _anchor(number: int) -> str:
+    return f"cause-{number}"
+
+
+def _causes(
+    found: Sequence[Mapping[str, Any]], tests: Mapping[str, Mapping[str, Any]]
+) -> list[str]:
+    total = sum(int(cause["count"]) for cause in found)
+    lines = ["", f"## Failures: {total} from {len(found)} causes", ""]
+    lines += ["Largest first; each cause shows one failure, the others are folded.", ""]
+    lines += ["| # | failing tests | requirement | what failed |", "|---|---|---|---|"]
+    for number, cause in enumerate(found, start=1):
+        lines.append(
+            f'| <a href="#{_anchor(number)}">{number}</a> | {cause["count"]} '
+            f"| {text(requirement_label(cause['requirement']))} "
+            f"| {text(representative_line(cause))} |"
+        )
+    for number, cause in enumerate(found, start=1):
+        one = cause["representative"]
+        count = int(cause["count"])
+        lines += [
+            "",
+            f'<a id="{_anchor(number)}"></a>',
+            "",
+            f"### {number}. {text(requirement_label(cause['requirement']))}",
+            "",
+            f"{count} failing test{'s' if count != 1 else ''}; cause: {code(cause['summary'])}",
+            "",
+            f"First: {code(one['id'])} ({text(str(one['outcome']))})",
+            "",
+            *_fence(one["message"] or str(one["outcome"])),
+            "",
+            "Rerun:",
+            "",
+            *_fence(one["rerun"]),
+        ]
+        others = [tests[i] for i in cause["tests"] if i != one["id"] and i in tests]
+        if others:
+            lines += ["", f"<details><summary>{len(others)} more with this cause</summary>", ""]
+            lines += [
+                f"- {code(t['id'], cell=False)}: "
+                + text(failure_line(t["message"], str(t["outcome"]), cause["requirement"]))
+                for t in others
+            ]
+            lines += ["", "</details>"]
+    return lines
 
 
 def render_markdown(document: Mapping[str, Any]) -> str:
     verdict = document["verdict"]
     tests = {test["id"]: test for test in document["tests"]}
     lines = ["# Conformance report", ""]
-    lines += [f"- {line}" for line in header_lines(document)]
+    lines += [f"- {text(line)}" for line in header_lines(document)]
     lines += ["", f"**Verdict: {verdict['overall']}** (exit status {verdict['exit_status']})", ""]
     columns = ("passed", "failed", "error", "xpassed", "xfailed", "skipped")
     lines += ["| level | plugin | verdict | " + " | ".join(columns) + " |"]
@@ -34,9 +112,9 @@ def render_markdown(document: Mapping[str, Any]) -> str:
     for level, entry in verdict["levels"].items():
         for plugin, one in entry["plugins"].items():
             counts = one["counts"]
-            note = f" ({one['note']})" if one["note"] else ""
+            note = f" ({text(one['note'])})" if one["note"] else ""
             lines.append(
-                f"| {level} | {plugin} | {one['verdict']}{note} | "
+                f"| {level} | {text(plugin)} | {one['verdict']}{note} | "
                 + " | ".join(str(counts[o]) for o in columns)
                 + " |"
             )
@@ -45,53 +123,46 @@ def render_markdown(document: Mapping[str, Any]) -> str:
         lines += ["", f"## Not collected ({len(broken)})", ""]
         lines += ["Parts of the suite that failed to load; their tests never ran.", ""]
         lines += ["| collector | error |", "|---|---|"]
-        lines += [f"| `{label}` | {_cell(message)} |" for label, message in broken]
-    failing = failures(document)
-    if failing:
-        lines += ["", "## Failures", ""]
-        for test in failing:
-            sentences = ", ".join(test["sentences"]) or "none"
-            pinned = ", ".join(test["pinned_details"])
-            pins = f"; pinned details {pinned}" if pinned else ""
-            lines += [f"### `{test['id']}`", ""]
-            lines += [
-                f"{test['outcome']}; level {test['level']}; README sentences {sentences}{pins}",
-                "",
-            ]
-            lines += _fence(test["message"] or test["outcome"])
-            lines += ["", "Rerun:", "", *_fence(test["rerun"]), ""]
+        lines += [f"| {code(label)} | {text(message)} |" for label, message in broken]
+    found = causes(document)
+    if found:
+        lines += _causes(found, tests)
     known = [t for t in document["tests"] if t["outcome"] == "xfailed"]
     if known:
         lines += ["", f"## Known failures ({len(known)})", "", "| test | reason |", "|---|---|"]
-        lines += [f"| `{t['id']}` | {_cell(t['known_failure'] or '')} |" for t in known]
+        lines += [f"| {code(t['id'])} | {text(t['known_failure'] or '')} |" for t in known]
     lines += ["", "## README sentences and their tests"]
     for section in document["sections"]:
         title = section["title"]
         if section["original_title"] not in title:
             title += f" ({section['original_title']})"
-        lines += ["", f"### {section['plugin']}: {title}", ""]
+        lines += ["", f"### {section['plugin']}: {text(title)}", ""]
         lines += ["| id | sentence | tests |", "|---|---|---|"]
         for sentence in section["sentences"]:
-            text = _cell(sentence["text"])
+            cell = text(sentence["text"])
             if sentence["original"]:
-                text += f"<br>原文: {_cell(sentence['original'])}"
+                cell += f"<br>原文: {text(sentence['original'])}"
             groups = group_tests(sentence["tests"], tests)
             cells = "<br>".join(
-                f"`{group.function}` [{group.level}]: {group.status}" for group in groups
+                f"{code(group.function)} [{group.level}]: {group.status}" for group in groups
             )
-            lines.append(f"| {sentence['id']} | {text} | {cells or 'no test in this run'} |")
+            lines.append(f"| {sentence['id']} | {cell} | {cells or 'no test in this run'} |")
     if document["pinned_details"]:
         lines += ["", "## Pinned details (compat level)", ""]
-        lines += ["| id | detail | value | tests |", "|---|---|---|---|"]
+        lines += ["| id | detail | tests |", "|---|---|---|"]
         for pin in document["pinned_details"]:
+            outcomes = Counter(str(tests[i]["outcome"]) for i in pin["tests"] if i in tests)
+            status = describe_counts(outcomes, (*OUTCOMES, "not run"))
+            lines.append(f"| {text(pin['id'])} | {text(pin['title'] or '')} | {status} |")
+        for pin in document["pinned_details"]:
+            lines += ["", f"### {text(pin['id'])}", "", *_fence(pin["value"] or "")]
             groups = group_tests(pin["tests"], tests)
-            cells = "<br>".join(f"`{group.function}`: {group.status}" for group in groups)
-            lines.append(
-                f"| {pin['id']} | {_cell(pin['title'] or '')} | {_cell(pin['value'] or '')} "
-                f"| {cells} |"
-            )
+            lines += [""] + [f"- {code(g.function, cell=False)}: {g.status}" for g in groups]
     other = [t["id"] for t in document["tests"] if not t["sentences"] and not t["pinned_details"]]
     if other:
         lines += ["", "## Tests naming no README sentence", ""]
-        lines += [f"- `{group.function}`: {group.status}" for group in group_tests(other, tests)]
+        lines += [
+            f"- {code(group.function, cell=False)}: {group.status}"
+            for group in group_tests(other, tests)
+        ]
     return "\n".join(lines) + "\n"

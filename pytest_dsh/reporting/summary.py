@@ -8,9 +8,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pytest_dsh.reporting.causes import representative_line, requirement_label
+from pytest_dsh.reporting.readmes import readme_line
 from pytest_dsh.reporting.verdicts import OUTCOMES, describe_counts
 
-__all__ = ["TestGroup", "group_tests", "header_lines", "verdict_lines"]
+__all__ = ["TestGroup", "cause_lines", "group_tests", "header_lines", "verdict_lines"]
+
+#: Causes the terminal summary shows: a first screen, not the whole report.
+TERMINAL_CAUSES = 10
 
 _PARAMS = re.compile(r"\[.*\]$")
 
@@ -61,12 +66,44 @@ def header_lines(document: Mapping[str, Any]) -> list[str]:
         f"{expectations['count']} known failures"
         + (f" (from {expectations['source']})" if expectations["source"] else "")
     )
+    readmes = readme_line(document.get("readmes") or [])
     return [
         f"implementation: {impl['name']} {impl['version']} (--dsh-impl={impl['spec']}); "
         f"capabilities: {', '.join(impl['capabilities']) or 'none'}",
+        *([readmes] if readmes else []),
         f"levels: {', '.join(document['levels'])}; {known}",
         f"pytest-dsh {kit['version']}; tzdata {kit['tzdata']}; {document['hypothesis']['text']}",
     ]
+
+
+def cause_lines(
+    causes: Sequence[Mapping[str, Any]], limit: int = TERMINAL_CAUSES
+) -> list[str]:
+    """The terminal's view of the failures: one numbered item per cause
+    (count, requirement with its text, what failed), its first failure and
+    rerun command, the others counted."""
+    if not causes:
+        return []
+    total = sum(int(cause["count"]) for cause in causes)
+    plural = "s" if len(causes) != 1 else ""
+    tests = "test" if total == 1 else "tests"
+    lines = [f"{total} failing {tests} from {len(causes)} cause{plural}, largest first:"]
+    for number, cause in enumerate(causes[:limit], start=1):
+        count = int(cause["count"])
+        one = cause["representative"]
+        lines += [
+            f"{number:>2}. [{count}x] {requirement_label(cause['requirement'])}",
+            f"    {representative_line(cause)}",
+            f"    first: {one['id']}" + (f" (and {count - 1} more)" if count > 1 else ""),
+            f"    rerun: {one['rerun']}",
+        ]
+    if len(causes) > limit:
+        rest = causes[limit:]
+        lines.append(
+            f"... and {len(rest)} more causes ({sum(int(c['count']) for c in rest)} failing "
+            "tests; see the report)"
+        )
+    return lines
 
 
 def verdict_lines(document: Mapping[str, Any]) -> list[str]:

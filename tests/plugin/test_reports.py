@@ -68,7 +68,12 @@ def test_sentences_are_laid_out_by_readme_section_in_english_and_chinese(failing
 def test_markdown_shows_the_failure_the_rerun_and_both_languages(failing_run):
     markdown = (failing_run.path / "out" / "report.md").read_text("utf-8")
     assert "**Verdict: does not conform** (exit status 1)" in markdown
-    assert "### `test_failing.py::test_interval_must_be_safe`" in markdown
+    assert "## Failures: 1 from 1 causes" in markdown
+    assert (
+        "### 1. readme TC-012 (refreshIntervalMs must be a non-negative safe integer.)"
+        in markdown
+    )
+    assert "First: `test_failing.py::test_interval_must_be_safe` (failed)" in markdown
     assert "AssertionError: refreshIntervalMs -1 was accepted" in markdown
     assert "pytest test_failing.py::test_interval_must_be_safe --dsh-impl=impls:FULL" in markdown
     assert "### time-context: Configuration (配置)" in markdown
@@ -84,8 +89,11 @@ def test_the_terminal_summary_prints_the_rerun_command(failing_run):
         [
             "*dsh conformance*",
             "readme  time-context  does not conform (1 passed, 1 failed)",
+            "1 failing test from 1 cause, largest first:",
+            " 1. [1x] readme TC-012 (refreshIntervalMs must be a non-negative safe integer.)",
+            "    AssertionError: refreshIntervalMs -1 was accepted",
             # The user's seed is in it, as a seed the run picked would be.
-            "rerun: pytest test_failing.py::test_interval_must_be_safe --dsh-impl=impls:FULL "
+            "    rerun: pytest test_failing.py::test_interval_must_be_safe --dsh-impl=impls:FULL "
             "--hypothesis-seed=7",
             "verdict: does not conform (exit status 1)",
         ]

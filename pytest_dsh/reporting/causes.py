@@ -1,0 +1,176 @@
+"""Failures grouped by cause, so that a first run with ten bugs reads as ten items.
+
+A cause is the requirement a test checks (its pinned-detail ids, else its
+README sentence ids) together with the first line of its failure message
+*normalised*: quoted values, timestamps, hex, paths, generated ids and numbers
+are replaced by placeholders, so 385 DST rows that fail the same way (each with
+its own zone and instant in the message) are one cause. Causes come largest
+first; each keeps one representative failure and the ids of all the others.
+
+Pure functions of report rows (the ``tests`` of a report document): every
+rendering and the terminal summary use them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+__all__ = [
+    "FAILING",
+    "failure_line",
+    "group_causes",
+    "normalise",
+    "representative_line",
+    "requirement_label",
+    "short_text",
+]
+
+#: Outcomes a cause is made of: failures, errors and stale known failures.
+FAILING: Final = ("failed", "error", "xpassed")
+
+_SUMMARY_LIMIT: Final = 240
+_TEXT_LIMIT: Final = 100
+
+# Quoted values, left to right so that a closing quote never opens the next
+# value; an apostrophe inside a word ("golden's") opens nothing.
+_QUOTED: Final = re.compile(
+    r'(?P<q>"(?:[^"\\]|\\.)*"|(?<![A-Za-z0-9])\'(?:[^\'\\]|\\.)*\')(?P<key>\s*:)?'
+)
+# Order matters: timestamps and paths before the numbers inside them.
+_RULES: Final = (
+    (re.compile(r"`[^`]*`"), "`…`"),
+    # ISO-like date-times, with an offset and a bracketed zone when present.
+    (
+        re.compile(
+            r"[+-]?\d{4,6}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?"
+            r"(?:Z|[+-]\d{2}:\d{2}(?::\d{2})?)?(?:\[[^\]\s]*\])?"
+        ),
+        "<time>",
+    ),
+    (re.compile(r"\b\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?\b"), "<time>"),
+    (re.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"),
+     "<id>"),
+    (re.compile(r"\b0x[0-9a-fA-F]+\b"), "<hex>"),
+    (re.compile(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{8,}\b"), "<hex>"),
+    # Paths and IANA zone names: at least one slash between name characters.
+    (re.compile(r"(?:[A-Za-z]:)?[\w.~-]*(?:/[\w.+-]+)+/?"), "<path>"),
+    # Generated ids such as schedule-12 (README ids such as SCH-012 are upper case).
+    (re.compile(r"\b[a-z][a-z_]*-\d+\b"), "<id>"),
+    (re.compile(r"(?<![\w<.])(?<![A-Z]-)[+-]?\d+(?:\.\d+)?(?:e[+-]?\d+)?"), "<n>"),
+    (re.compile(r"\s+"), " "),
+)
+
+
+def normalise(message: str | None, outcome: str = "failed") -> str:
+    """The first line of ``message`` with its varying values replaced."""
+    lines = [line.strip() for line in (message or "").splitlines() if line.strip()]
+    text = _QUOTED.sub(_placeholder, lines[0] if lines else outcome)
+    for pattern, placeholder in _RULES:
+        text = pattern.sub(placeholder, text)
+    text = text.strip()
+    return text if len(text) <= _SUMMARY_LIMIT else text[:_SUMMARY_LIMIT] + " …"
+
+
+def _placeholder(match: re.Match[str]) -> str:
+    # A quoted dict key (followed by a colon) is kept: it names what differs.
+    if match["key"]:
+        return match[0]
+    return match["q"][0] + "…" + match["q"][0]
+
+
+def short_text(text: str, limit: int = _TEXT_LIMIT) -> str:
+    """``text`` cut at a word boundary to about ``limit`` characters."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text[:limit].rsplit(" ", 1)[0] or text[:limit]
+    return cut.rstrip(",;:") + " …"
+
+
+def group_causes(
+    tests: Sequence[Mapping[str, Any]],
+    sentence_texts: Mapping[str, str],
+    pin_titles: Mapping[str, str | None],
+) -> list[dict[str, Any]]:
+    """The failing rows of ``tests`` grouped by cause, largest first.
+
+    ``sentence_texts`` maps README sentence ids to their (English) text and
+    ``pin_titles`` pinned-detail ids to their titles; unknown ids are kept
+    with no text. Each cause is JSON-ready (the report's ``causes``)."""
+    groups: dict[tuple[tuple[str, ...], str], list[Mapping[str, Any]]] = {}
+    for test in tests:
+        if test["outcome"] not in FAILING:
+            continue
+        pins = tuple(test["pinned_details"])
+        ids = pins or tuple(test["sentences"])
+        key = (ids, normalise(test["message"], str(test["outcome"])))
+        groups.setdefault(key, []).append(test)
+    causes: list[dict[str, Any]] = []
+    for (_, summary), members in groups.items():
+        first = members[0]
+        pin_ids = list(first["pinned_details"])
+        causes.append(
+            {
+                "count": len(members),
+                "summary": summary,
+                "requirement": {
+                    "level": first["level"],
+                    "plugin": first["plugin"],
+                    "sentences": [
+                        {"id": s, "text": _maybe_short(sentence_texts.get(s))}
+                        for s in first["sentences"]
+                    ],
+                    "pinned_details": [{"id": p, "title": pin_titles.get(p)} for p in pin_ids],
+                },
+                "representative": {
+                    "id": first["id"],
+                    "outcome": first["outcome"],
+                    "message": first["message"],
+                    "rerun": first["rerun"],
+                },
+                "tests": [member["id"] for member in members],
+            }
+        )
+    causes.sort(key=lambda c: (-c["count"], c["requirement"]["level"] != "readme", c["tests"][0]))
+    return causes
+
+
+def _maybe_short(text: str | None) -> str | None:
+    return short_text(text) if text else None
+
+
+def requirement_label(requirement: Mapping[str, Any]) -> str:
+    """``readme SCH-013 (text), SCH-034 (text)``; a pinned detail with its title."""
+    parts = [
+        f"{p['id']} ({p['title']})" if p.get("title") else str(p["id"])
+        for p in requirement["pinned_details"]
+    ]
+    if not parts:
+        parts = [
+            f"{s['id']} ({s['text']})" if s.get("text") else str(s["id"])
+            for s in requirement["sentences"]
+        ]
+    return f"{requirement['level']} {', '.join(parts) or 'no README sentence named'}"
+
+
+def representative_line(cause: Mapping[str, Any]) -> str:
+    """The representative failure's own first line (not normalised), without
+    the requirement's texts it repeats (the label is printed beside it)."""
+    one = cause["representative"]
+    return failure_line(one["message"], str(one["outcome"]), cause["requirement"])
+
+
+def failure_line(message: str | None, outcome: str, requirement: Mapping[str, Any]) -> str:
+    """The first line of one failure's message, shortened, without the
+    requirement label or sentence texts that the cause already shows."""
+    lines = [line.strip() for line in (message or "").splitlines() if line.strip()]
+    line = lines[0] if lines else outcome
+    line = line.removeprefix(requirement_label(requirement) + ": ")
+    named = [*requirement["sentences"], *requirement["pinned_details"]]
+    for one in named:
+        text = one.get("text") or one.get("title")
+        if text:
+            line = line.replace(f' ("{text}")', "")
+    return short_text(line, _SUMMARY_LIMIT)
