@@ -57,13 +57,15 @@ from pytest_dsh.implementations import (
 )
 from pytest_dsh.npm import options as npm_options
 from pytest_dsh.reporting import ReportCollector, RunInfo, TestResult
+from pytest_dsh.reporting.readmes import readme_line, readme_versions
 from pytest_dsh.suite_items import LEVELS, describe_item, in_suite
 from pytest_dsh.tzdb import TZDATA_VERSION, iana_release
 
 __all__ = ["DEFAULT_START_MS", "DshRun", "resolve_configured_implementation"]
 
-# The per-test budget (options and hooks) and the pytest-xdist glue.
-pytest_plugins = ["pytest_dsh.budget", "pytest_dsh.parallel"]
+# The per-test budget (options and hooks), the pytest-xdist glue, and the
+# requirement named in failures that are not assertions.
+pytest_plugins = ["pytest_dsh.budget", "pytest_dsh.parallel", "pytest_dsh.reporting.raised"]
 
 #: Wall clock at which hosts start unless a test asks otherwise:
 #: 2026-01-01T00:00:00.000Z.
@@ -320,6 +322,9 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
         f"dsh: implementation {impl_text}; pytest-dsh {__version__}",
         f"dsh: tzdata {TZDATA_VERSION} (IANA {iana_release()}); {run.hypothesis.describe()}",
     ]
+    readmes = readme_line(readme_versions())
+    if readmes is not None:  # the README texts the suite checks
+        lines.append(f"dsh: {readmes}")
     if implementation is not None:
         source = run.expectations_file.source if run.expectations_file else "the implementation"
         lines.append(
