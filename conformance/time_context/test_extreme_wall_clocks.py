@@ -18,6 +18,7 @@ import pytest
 
 from dsh_conformance.expect import ReadingFacts, pinned, reading_facts, readme, seconds_of
 from dsh_conformance.time_context.readings import (
+    expect_readings,
     parse_reading,
     reading_texts,
     run_turn,
@@ -100,7 +101,7 @@ def test_a_turn_crossing_into_year_10000_reads_both_sides_and_the_gap(dsh_host):
     agent = dsh_host.create_agent()
     dsh_host.set_wall_clock(YEAR_10000_MS - 1_000)
     run_turn(dsh_host, agent, 2_000)
-    texts = reading_texts(agent.events())
+    texts = expect_readings(agent.events(), 2, "TC-013", "for a two-step turn")
     first, second = (parse_reading(text) for text in texts)
     assert instant_facts(first["timestamp"]) == ("9999", "12-31T23:59:59", "+00:00", "UTC"), (
         readme("TC-034", "step 1 to read 9999-12-31T23:59:59 at offset +00:00 in UTC",
@@ -122,7 +123,8 @@ def test_a_turn_crossing_into_year_10000_spells_both_readings(dsh_host):
     agent = dsh_host.create_agent()
     dsh_host.set_wall_clock(YEAR_10000_MS - 1_000)
     run_turn(dsh_host, agent, 2_000)
-    first, second = (parse_reading(text) for text in reading_texts(agent.events()))
+    texts = expect_readings(agent.events(), 2, "TC-013", "for a two-step turn")
+    first, second = (parse_reading(text) for text in texts)
     seen = (first["timestamp"], second["timestamp"], second["elapsed"])
     assert seen == ("9999-12-31T23:59:59+00:00[UTC]", "10000-01-01T00:00:01+00:00[UTC]", "2s"), (
         pinned("TC-TIMESTAMP-TEXT, TC-YEAR-PAST-9999, TC-DURATION-TEXT",
@@ -138,7 +140,7 @@ def test_a_rollback_from_past_year_9999_clamps_the_elapsed_time(dsh_host):
     run_turn(dsh_host, agent)
     dsh_host.set_wall_clock(1_767_225_600_000)
     run_turn(dsh_host, agent)
-    texts = reading_texts(agent.events())
+    texts = expect_readings(agent.events(), 2, "TC-013", "for two one-step turns")
     facts = reading_facts(texts[1])
     assert facts == ReadingFacts(
         2, 1, "model-visible message", "2026-01-01T00:00:00", "+00:00", "UTC", 0), readme(
@@ -157,7 +159,7 @@ def test_a_rollback_from_past_year_9999_spells_the_clamped_reading(dsh_host):
     run_turn(dsh_host, agent)
     dsh_host.set_wall_clock(1_767_225_600_000)
     run_turn(dsh_host, agent)
-    texts = reading_texts(agent.events())
+    texts = expect_readings(agent.events(), 2, "TC-013", "for two one-step turns")
     expected = step_one_text(2, "2026-01-01T00:00:00+00:00[UTC]", "0s")
     assert texts[1] == expected, pinned(
         "TC-TIMESTAMP-TEXT, TC-DURATION-TEXT", f"turn 2's reading to be {expected!r}", texts[1])

@@ -7,13 +7,14 @@ import pytest
 from dsh_conformance.expect import all_facts, pinned, reading_facts, readme
 from dsh_conformance.time_context.readings import (
     START_MS,
+    expect_readings,
     is_reading,
     later_step_text,
     parse_reading,
     reading_events,
-    reading_texts,
     run_turn,
     step_one_text,
+    text_of,
 )
 from pytest_dsh import reply_text, reply_tools
 
@@ -26,11 +27,12 @@ def test_timestamps_omit_sub_second_precision_while_event_times_keep_it(dsh_host
     dsh_host.set_wall_clock(START_MS + 999)
     agent = dsh_host.create_agent()
     run_turn(dsh_host, agent, 1_999)
+    expect_readings(agent.events(), 2, "TC-013", "for a two-step turn")
     first, second = reading_events(agent.events())
     times = (first["time"], second["time"])
     assert times == (START_MS + 999, START_MS + 2_998), readme(
         "TC-043", "durable event times to keep their milliseconds (+999, +2998 ms)", times)
-    texts = [r["data"]["content"][0]["text"] for r in (first, second)]
+    texts = [text_of(r) for r in (first, second)]
     expected = [
         step_one_text(1, "2026-01-01T00:00:00+00:00[UTC]", "0s"),
         later_step_text(1, 2, "2026-01-01T00:00:02+00:00[UTC]", "1s"),
@@ -53,7 +55,8 @@ def test_sub_second_precision_is_truncated_in_the_official_text(dsh_host):
     dsh_host.set_wall_clock(START_MS + 999)
     agent = dsh_host.create_agent()
     run_turn(dsh_host, agent, 1_999)
-    parsed = [parse_reading(text) for text in reading_texts(agent.events())]
+    texts = expect_readings(agent.events(), 2, "TC-013", "for a two-step turn")
+    parsed = [parse_reading(text) for text in texts]
     observed = [r["timestamp"] for r in parsed] + [parsed[-1]["elapsed"]]
     expected = ["2026-01-01T00:00:00+00:00[UTC]", "2026-01-01T00:00:02+00:00[UTC]", "1s"]
     assert observed == expected, pinned(
@@ -70,7 +73,7 @@ def test_elapsed_time_counts_from_the_durable_append_not_the_send(dsh_host):
     dsh_host.advance(5)
     agent.prompt("sent at +5 s, appended when the agent is free at +30 s")
     dsh_host.advance(25)
-    observed = reading_texts(agent.events())[1]
+    observed = expect_readings(agent.events(), 2, "TC-013", "for two one-step turns")[1]
     expected = step_one_text(2, "2026-01-01T00:00:30+00:00[UTC]", "0s")
     assert reading_facts(observed) == reading_facts(expected), readme(
         "TC-044", "a prompt sent at +5 s and appended at +30 s to read 0 s elapsed (from the "
@@ -85,7 +88,7 @@ def test_the_default_zone_is_the_process_zone_at_load_not_a_later_one(dsh_host, 
     monkeypatch.setenv("TZ", "Asia/Tokyo")
     agent = dsh_host.create_agent()
     run_turn(dsh_host, agent)
-    observed = reading_texts(agent.events())[0]
+    [observed] = expect_readings(agent.events(), 1, "TC-013", "for a one-step turn")
     facts = reading_facts(observed)
     stamp = facts if isinstance(facts, str) else (facts.local_time, facts.offset, facts.zone)
     assert stamp == ("2026-01-01T00:00:00", "+00:00", "Europe/London"), readme(
@@ -122,5 +125,5 @@ def test_a_positive_interval_reduces_but_does_not_remove_the_cost(dsh_host):
     assert len(readings) == 1, readme(
         "TC-046", "the failed attempt's reading to stay and suppress the next (60 s interval)",
         readings)
-    turn = parse_reading(readings[0]["data"]["content"][0]["text"])["turn"]
+    turn = parse_reading(text_of(readings[0]))["turn"]
     assert turn == "1", readme("TC-046", "the kept reading to be turn 1's", turn)

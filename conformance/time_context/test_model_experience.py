@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from dsh_conformance.expect import all_facts, pinned, reading_facts, readme, seconds_of
 from dsh_conformance.time_context.readings import (
     START_MS,
+    expect_readings,
     is_reading,
     later_step_text,
     parse_reading,
@@ -19,6 +20,7 @@ from dsh_conformance.time_context.readings import (
     reading_texts,
     run_turn,
     step_one_text,
+    text_of,
 )
 from pytest_dsh import pinned_zone
 from pytest_dsh.strategies.time_context import host_neutral_zone_keys, instants
@@ -30,6 +32,10 @@ JULY_MS = 1_783_987_200_000  # 2026-07-14T00:00:00.000Z
 
 def seqs_of(events):
     return [event["seq"] for event in events]
+
+
+def types_of(events):
+    return [event["type"] for event in events]
 
 
 # -- what the model sees -------------------------------------------------------------
@@ -96,16 +102,16 @@ def test_every_injecting_attempt_produces_one_source_tagged_message(dsh_host):
     counts = (len(readings), len(step_starts))
     assert counts == (3, 3), readme("TC-033", "one reading per step of a 3-step turn "
                                     "(readings, step starts)", counts)
-    for reading in readings:
+    for step, reading in enumerate(readings, start=1):
         source = reading["data"]["source"]
         assert source == {"kind": "plugin", "plugin": "time-context"}, readme(
             "TC-016, TC-033", "the source exactly {kind: 'plugin', plugin: 'time-context'}",
             source)
-        content = reading["data"]["content"]
-        assert len(content) == 1 and content[0]["type"] == "text", readme(
-            "TC-033", "one text block per reading", content)
-        assert content[0]["text"].count("\n") == 1, readme(
-            "TC-033", "a reading of exactly two lines", content[0]["text"])
+        # How many content blocks hold the two lines is pinned (TC-READING-MESSAGE-SHAPE).
+        facts = reading_facts(text_of(reading))
+        shown = facts if isinstance(facts, str) else (facts.turn, facts.step)
+        assert shown == (1, step), readme(
+            "TC-033", f"a message holding the two lines of turn 1, step {step}", text_of(reading))
 
 
 TIMESTAMP_TABLE = pytest.mark.parametrize(
@@ -132,7 +138,7 @@ def test_timestamps_are_iso_shaped_local_times_with_offset_and_zone(
     host.load_plugin("time-context", {"timeZone": zone})
     agent = host.create_agent()
     run_turn(host, agent)
-    observed = reading_texts(agent.events())[0]
+    [observed] = expect_readings(agent.events(), 1, "TC-013", "for a one-step turn")
     facts = reading_facts(observed)
     stamp = facts if isinstance(facts, str) else (facts.local_time, facts.offset, facts.zone)
     expected = reading_facts(step_one_text(1, timestamp, "0s"))
@@ -152,7 +158,8 @@ def test_timestamps_are_printed_exactly_with_the_zone_in_brackets(
     host.load_plugin("time-context", {"timeZone": zone})
     agent = host.create_agent()
     run_turn(host, agent)
-    observed = parse_reading(reading_texts(agent.events())[0])["timestamp"]
+    [text] = expect_readings(agent.events(), 1, "TC-013", "for a one-step turn")
+    observed = parse_reading(text)["timestamp"]
     assert observed == timestamp, pinned("TC-TIMESTAMP-TEXT", f"the timestamp {timestamp}",
                                          observed)
 
@@ -162,7 +169,7 @@ def test_a_quarter_hour_offset_is_printed_with_its_minutes(dsh_host):
     dsh_host.load_plugin("time-context", {"timeZone": "Asia/Kathmandu"})
     agent = dsh_host.create_agent()
     run_turn(dsh_host, agent)
-    observed = reading_texts(agent.events())[0]
+    [observed] = expect_readings(agent.events(), 1, "TC-013", "for a one-step turn")
     facts = reading_facts(observed)
     stamp = facts if isinstance(facts, str) else (facts.local_time, facts.offset)
     assert stamp == ("2026-01-01T05:45:00", "+05:45"), readme(
@@ -196,7 +203,8 @@ def test_durations_use_compact_whole_second_units(dsh_host, elapsed_ms, duration
     dsh_host.load_plugin("time-context", {"timeZone": "UTC"})
     agent = dsh_host.create_agent()
     run_turn(dsh_host, agent, elapsed_ms)
-    observed = parse_reading(reading_texts(agent.events())[1])["elapsed"]
+    texts = expect_readings(agent.events(), 2, "TC-013", "for a two-step turn")
+    observed = parse_reading(texts[1])["elapsed"]
     try:
         seconds = seconds_of(observed)
     except ValueError:
@@ -213,7 +221,8 @@ def test_durations_are_spelled_exactly(dsh_host, elapsed_ms, duration):
     dsh_host.load_plugin("time-context", {"timeZone": "UTC"})
     agent = dsh_host.create_agent()
     run_turn(dsh_host, agent, elapsed_ms)
-    observed = parse_reading(reading_texts(agent.events())[1])["elapsed"]
+    texts = expect_readings(agent.events(), 2, "TC-013", "for a two-step turn")
+    observed = parse_reading(texts[1])["elapsed"]
     assert observed == duration, pinned(
         "TC-DURATION-TEXT", f"{elapsed_ms} ms elapsed spelled {duration!r}", observed)
 
@@ -229,7 +238,8 @@ def _reading_at(dsh_implementation, instant: int, zone: str) -> tuple[str, datet
         host.load_plugin("time-context", {"timeZone": zone})
         agent = host.create_agent()
         run_turn(host, agent)
-        [text] = reading_texts(agent.events())
+        [text] = expect_readings(agent.events(), 1, "TC-013", f"for a one-step turn at {instant}"
+                                 f" ms in {zone}")
     finally:
         host.close()
     return text, (_EPOCH + timedelta(seconds=instant // 1000)).astimezone(pinned_zone(zone))
@@ -268,9 +278,10 @@ def test_a_positive_interval_can_leave_a_step_attempt_without_a_new_reading(dsh_
     agent = dsh_host.create_agent()
     run_turn(dsh_host, agent, 10_000)
     events = agent.events()
-    step_end = next(e["seq"] for e in events if e["type"] == "step/end")
-    step_two = next(e["seq"] for e in events if e["type"] == "step/start" and e["seq"] > step_end)
-    between = [e for e in events[step_end:step_two] if is_reading(e)]
+    starts = [e["seq"] for e in events if e["type"] == "step/start"]
+    assert len(starts) == 2, readme("TC-035", "the turn's two steps to start (a suppressed "
+                                    "attempt still runs its step)", types_of(events))
+    between = [e for e in events if starts[0] < e["seq"] < starts[1] and is_reading(e)]
     assert between == [], readme(
         "TC-035", "no reading before step 2, 10 s after a reading with a 60 s interval", between)
     requests = agent.requests()

@@ -3,22 +3,29 @@
 timestamp on any calendar day and clock time (with the official build's
 ``Date.parse`` edge cases), turn and step numbers beyond the small integers,
 offsets that carry seconds, and the load error for a timeZone that is not a
-string. What the README leaves open is pinned: the ``Date.parse`` edge cases
-(TC-INVARIANT-DATE-PARSE), the companion's wording (TC-INVARIANT-DIAGNOSTICS) and
-an offset's seconds (TC-TIMESTAMP-TEXT)."""
+string. Readme-level tests probe the companion with readings the implementation
+wrote itself. What the README leaves open is pinned: the ``Date.parse`` edge
+cases (TC-INVARIANT-DATE-PARSE), the companion's wording
+(TC-INVARIANT-DIAGNOSTICS), an offset's seconds (TC-TIMESTAMP-TEXT) and the
+load error's wording (TC-LOAD-MESSAGES)."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 
 from dsh_conformance.expect import pinned, readme
 from dsh_conformance.time_context.readings import (
     READING_SOURCE,
+    edited,
+    expect_readings,
     parse_reading,
     reading_events,
-    reading_texts,
     run_turn,
     step_one_text,
+    text_of,
+    written_readings,
 )
 from pytest_dsh import PluginLoadError
 from pytest_dsh.contract import AppendRejectedError
@@ -28,6 +35,7 @@ PROMPT = ("user/message", {"content": [{"type": "text", "text": "hi"}], "source"
 
 
 MARCH_2_MS = 1_772_409_600_000  # 2026-03-02T00:00:00.000Z
+HEAD = re.compile(r"Time sampled while preparing turn \d+, step \d+: ")
 UNPARSABLE = "time-context rendered timestamp must parse and not postdate its durable event"
 
 
@@ -45,51 +53,62 @@ def _reading(timestamp, turn=1, step=1):
     return {"content": [{"type": "text", "text": text}], "source": dict(READING_SOURCE)}
 
 
+def text_of_data(data):
+    return text_of({"data": data})
+
+
+def _in_turn(turn):
+    """An edit naming ``turn`` in the template's first line, step 1."""
+    return lambda text: HEAD.sub(f"Time sampled while preparing turn {turn}, step 1: ", text,
+                                 count=1)
+
+
 def _invariant_host(dsh_host_factory, start_ms):
     host = dsh_host_factory(start_ms=start_ms)
     host.load_plugin("time-context-invariant")
     return host
 
 
-# Each instant is the event time; its rendering in the zone names exactly that
-# second, so it is accepted, and the same rendering one second later postdates
-# the event. Dates and times vary every field the parse reads (month 12, a leap
-# day, non-zero hours, minutes and seconds, offsets of both signs, a year early
-# in a 400-year cycle).
+# Each instant is the event time; the implementation's own reading sampled then
+# names exactly that second, so it is accepted, and its reading sampled one
+# second later postdates the event. Dates and times vary every field the parse
+# reads (month 12, a leap day, non-zero hours, minutes and seconds, offsets of
+# both signs, a year early in a 400-year cycle).
 @pytest.mark.parametrize(
-    ("event_ms", "exact", "one_second_later"),
+    ("event_ms", "zone"),
     [
-        (1_784_123_130_250, "2026-07-15T19:15:30+05:30[Asia/Kolkata]",
-         "2026-07-15T19:15:31+05:30[Asia/Kolkata]"),
-        (1_835_475_005_000, "2028-02-29T18:40:05-03:30[America/St_Johns]",
-         "2028-02-29T18:40:06-03:30[America/St_Johns]"),
-        (1_798_761_599_000, "2026-12-31T23:59:59+00:00[UTC]",
-         "2027-01-01T00:00:00+00:00[UTC]"),
-        (1_798_761_599_000, "2027-01-01T13:44:59+13:45[Pacific/Chatham]",
-         "2027-01-01T13:45:00+13:45[Pacific/Chatham]"),
-        (1_055_678_400_000, "2003-06-15T12:00:00+00:00[UTC]",
-         "2003-06-15T12:00:01+00:00[UTC]"),
+        (1_784_123_130_250, "Asia/Kolkata"),  # 2026-07-15T19:15:30+05:30
+        (1_835_475_005_000, "America/St_Johns"),  # 2028-02-29T18:40:05-03:30
+        (1_798_761_599_000, "UTC"),  # 2026-12-31T23:59:59+00:00
+        (1_798_761_599_000, "Pacific/Chatham"),  # 2027-01-01T13:44:59+13:45
+        (1_055_678_400_000, "UTC"),  # 2003-06-15T12:00:00+00:00
     ],
     ids=["kolkata-july", "st-johns-leap-day", "utc-new-years-eve", "chatham-new-year",
          "utc-2003"],
 )
-@pytest.mark.dsh_requires("time-context-invariant")
+@pytest.mark.dsh_requires("time-context", "time-context-invariant")
 @pytest.mark.spec("TC-028", "TC-029")
 def test_a_rendered_timestamp_is_read_as_its_exact_instant(
-    dsh_host_factory, event_ms, exact, one_second_later
+    dsh_implementation, dsh_host_factory, event_ms, zone
 ):
+    [exact] = written_readings(dsh_implementation, start_ms=event_ms, zone=zone)
+    [later] = written_readings(dsh_implementation, start_ms=event_ms + 1_000, zone=zone)
     agent = _open_turn(_invariant_host(dsh_host_factory, event_ms))
     before = agent.events()
     with pytest.raises(AppendRejectedError):
-        agent.append_event("user/message", _reading(one_second_later))
+        agent.append_event("user/message", later)
     assert agent.events() == before, readme(
-        "TC-029", f"a refused reading stamped {one_second_later}, one second after its event, "
-        "to leave the log unchanged", agent.events()[len(before):])
-    agent.append_event("user/message", _reading(exact))
+        "TC-029", f"a refused reading sampled one second after its event ({text_of_data(later)!r})"
+        " to leave the log unchanged", agent.events()[len(before):])
+    try:
+        agent.append_event("user/message", exact)
+    except AppendRejectedError as refused:
+        pytest.fail(readme("TC-028, TC-029", f"a reading sampled at its event's instant "
+                           f"({text_of_data(exact)!r}) to be accepted; refused: {refused}"))
     readings = reading_events(agent.events())
     assert len(readings) == 1, readme(
-        "TC-028, TC-029", f"a reading stamped {exact}, exactly its event's second, to be "
-        "accepted as the one reading", readings)
+        "TC-028, TC-029", "the reading sampled at its event's instant to be the one reading",
+        readings)
 
 
 # Pins the official build's Date.parse: a day past the month's end (up to 31)
@@ -154,12 +173,18 @@ def test_timestamps_date_parse_rejects_are_refused(dsh_host_factory, timestamp):
 
 
 # The companion compares turn numbers by value, whatever their size.
-@pytest.mark.dsh_requires("time-context-invariant")
+@pytest.mark.dsh_requires("time-context", "time-context-invariant")
 @pytest.mark.spec("TC-028")
-def test_a_reading_in_a_high_numbered_turn_is_accepted(dsh_host_factory):
+def test_a_reading_in_a_high_numbered_turn_is_accepted(dsh_implementation, dsh_host_factory):
+    [own] = written_readings(dsh_implementation, start_ms=MARCH_2_MS)
     turn_start = ("turn/start", {**TURN[1], "turn": 300})
     agent = _open_turn(_invariant_host(dsh_host_factory, MARCH_2_MS), turn_start)
-    agent.append_event("user/message", _reading("2026-03-02T00:00:00+00:00[UTC]", turn=300))
+    data = edited(own, _in_turn(300))
+    try:
+        agent.append_event("user/message", data)
+    except AppendRejectedError as refused:
+        pytest.fail(readme("TC-028", "a reading naming turn 300, the open turn, to be accepted; "
+                           f"refused: {refused}"))
     readings = reading_events(agent.events())
     assert len(readings) == 1, readme(
         "TC-028", "a reading naming turn 300, the open turn, to be accepted", readings)
@@ -193,13 +218,19 @@ def _agent_in_turn_two(dsh_host_factory):
 
 
 # A reading naming an earlier turn than the open one is misplaced too.
-@pytest.mark.dsh_requires("time-context-invariant")
+@pytest.mark.dsh_requires("time-context", "time-context-invariant")
 @pytest.mark.spec("TC-028")
-def test_a_reading_naming_an_earlier_turn_is_refused(dsh_host_factory):
+def test_a_reading_naming_an_earlier_turn_is_refused(dsh_implementation, dsh_host_factory):
+    [own] = written_readings(dsh_implementation, start_ms=MARCH_2_MS)
     agent = _agent_in_turn_two(dsh_host_factory)
     before = agent.events()
-    with pytest.raises(AppendRejectedError):
-        agent.append_event("user/message", _reading("2026-03-02T00:00:00+00:00[UTC]"))
+    try:
+        agent.append_event("user/message", own)
+    except AppendRejectedError:
+        pass
+    else:
+        pytest.fail(readme("TC-028", "a reading naming turn 1, appended while turn 2 is open, to "
+                           "be refused; it was appended"))
     assert agent.events() == before, readme(
         "TC-028", "a reading naming turn 1, appended while turn 2 is open, to be refused "
         "without a trace", agent.events()[len(before):])
@@ -247,20 +278,34 @@ def test_an_offset_with_seconds_is_printed_with_its_seconds(dsh_host_factory):
     host.load_plugin("time-context", {"timeZone": "Asia/Shanghai"})
     agent = host.create_agent()
     run_turn(host, agent)
-    timestamp = parse_reading(reading_texts(agent.events())[0])["timestamp"]
+    [text] = expect_readings(agent.events(), 1, "TC-013", "for a one-step turn")
+    timestamp = parse_reading(text)["timestamp"]
     assert timestamp == "1900-01-01T08:05:43+08:05:43[Asia/Shanghai]", pinned(
         "TC-TIMESTAMP-TEXT", "Shanghai local mean time in 1900 to print its offset with "
         "seconds, 1900-01-01T08:05:43+08:05:43[Asia/Shanghai]", timestamp)
 
 
-# A timeZone that is not a string fails the load with a diagnostic naming the
-# key, not with whatever error the zone lookup happens to raise. (The wording
-# differs: the official host refuses it by the config schema first.)
+# A timeZone that is not a string is no IANA identifier: the load fails (TC-011).
 @pytest.mark.dsh_requires("time-context")
+@pytest.mark.spec("TC-011")
+def test_a_list_given_as_time_zone_fails_the_load(dsh_host):
+    try:
+        dsh_host.load_plugin("time-context", {"timeZone": ["Not/A_Real_Zone"]})
+    except PluginLoadError:
+        return
+    pytest.fail(readme("TC-011", "a timeZone that is not an IANA identifier string (a list) to "
+                       "fail the plugin load; it loaded"))
+
+
+# Its diagnostic names the key, not whatever error the zone lookup happens to
+# raise. (The wording differs: the official host refuses it by the config
+# schema first.)
+@pytest.mark.dsh_requires("time-context")
+@pytest.mark.compat("TC-LOAD-MESSAGES")
 @pytest.mark.spec("TC-011")
 def test_a_list_given_as_time_zone_fails_the_load_naming_the_key(dsh_host):
     with pytest.raises(PluginLoadError) as caught:
         dsh_host.load_plugin("time-context", {"timeZone": ["Not/A_Real_Zone"]})
-    assert "timeZone" in caught.value.message, readme(
-        "TC-011", "a timeZone that is not an IANA identifier string to fail the load with a "
+    assert "timeZone" in caught.value.message, pinned(
+        "TC-LOAD-MESSAGES", "a timeZone that is not a string to fail the load with a "
         "diagnostic naming the timeZone key", caught.value.message)

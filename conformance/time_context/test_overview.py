@@ -5,7 +5,12 @@ from __future__ import annotations
 import pytest
 
 from dsh_conformance.expect import reading_facts, readme
-from dsh_conformance.time_context.readings import reading_events, run_turn, step_one_text
+from dsh_conformance.time_context.readings import (
+    reading_events,
+    run_turn,
+    step_one_text,
+    text_of,
+)
 
 pytestmark = [pytest.mark.dsh_requires("time-context")]
 
@@ -15,18 +20,17 @@ def test_a_reading_is_a_durable_session_event_with_the_zoned_time_and_elapsed_ti
     dsh_host.load_plugin("time-context", {"timeZone": "Asia/Shanghai"})
     agent = dsh_host.create_agent()
     run_turn(dsh_host, agent)
-    [reading] = reading_events(agent.events())
+    readings = reading_events(agent.events())
+    assert len(readings) == 1, readme("TC-013", "one reading for a one-step turn", readings)
+    reading = readings[0]
     assert reading["type"] == "user/message", readme(
         "TC-001, TC-016", "the reading to be a durable user/message event", reading)
     assert reading["time"] == 1_767_225_600_000, readme(
         "TC-001", "the reading logged at the sampling time 1767225600000", reading["time"])
-    content = reading["data"]["content"]
-    assert [block.get("type") for block in content] == ["text"], readme(
-        "TC-001, TC-033", "one text block", content)
     expected = step_one_text(1, "2026-01-01T08:00:00+08:00[Asia/Shanghai]", "0s")
-    assert reading_facts(content[0]["text"]) == reading_facts(expected), readme(
+    assert reading_facts(text_of(reading)) == reading_facts(expected), readme(
         "TC-001", "the zoned time (2026-01-01T08:00:00 +08:00 Asia/Shanghai) and the elapsed "
-        "time (0 s)", content[0]["text"])
+        "time (0 s)", text_of(reading))
 
 
 @pytest.mark.spec("TC-002")

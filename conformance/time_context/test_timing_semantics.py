@@ -11,10 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dsh_conformance.expect import all_facts, reading_facts, readme
+from dsh_conformance.expect import all_facts, pinned, reading_facts, readme
 from dsh_conformance.time_context.readings import (
     READING_SOURCE,
     START_MS,
+    expect_readings,
     is_reading,
     later_step_text,
     parse_reading,
@@ -23,6 +24,7 @@ from dsh_conformance.time_context.readings import (
     run_turn,
     seeded_turn,
     step_one_text,
+    text_of,
 )
 from pytest_dsh import reply_text, reply_tools
 
@@ -61,7 +63,9 @@ def test_the_reading_lands_before_step_start_and_is_part_of_that_steps_request(d
     ], readme("TC-016", "the reading appended after the prompt and before step/start", kinds)
     assert is_reading(events[2]), readme("TC-016", "the message before step/start to be the "
                                          "reading", events[2])
-    [request] = agent.requests()
+    requests = agent.requests()
+    assert len(requests) == 1, readme("TC-032", "one request for the one step", requests)
+    request = requests[0]
     assert seqs_of(request) == [1, 2], readme(
         "TC-016, TC-032", "the step's request to be the prompt and the reading (seqs 1, 2)",
         seqs_of(request))
@@ -69,23 +73,36 @@ def test_the_reading_lands_before_step_start_and_is_part_of_that_steps_request(d
         "TC-032", "the request to end with the reading as logged", request[-1])
 
 
-@pytest.mark.spec("TC-016")
-def test_the_reading_is_one_text_block_with_exactly_the_plugin_source(dsh_host):
+@pytest.mark.spec("TC-016", "TC-033")
+def test_the_reading_carries_exactly_the_plugin_source(dsh_host):
     dsh_host.load_plugin("time-context", UTC_CONFIG)
     agent = dsh_host.create_agent()
     run_turn(dsh_host, agent)
-    [reading] = reading_events(agent.events())
-    data = dict(reading["data"])
-    text = "".join(block.get("text", "") for block in data.get("content", []))
-    assert set(data) == {"content", "source"}, readme(
-        "TC-016", "the reading's data to hold exactly content and source", data)
-    assert data["source"] == {"kind": "plugin", "plugin": "time-context"}, readme(
-        "TC-016", "the source exactly {kind: 'plugin', plugin: 'time-context'}", data["source"])
-    assert [block.get("type") for block in data["content"]] == ["text"], readme(
-        "TC-016, TC-033", "one text block", data["content"])
+    added = [e for e in agent.events() if e["type"] == "user/message"][1:]
+    sources = [(e["data"] or {}).get("source") for e in added]
+    assert sources == [{"kind": "plugin", "plugin": "time-context"}], readme(
+        "TC-016", "one injected user/message besides the prompt, with the source exactly "
+        "{kind: 'plugin', plugin: 'time-context'}; sources", sources)
     expected = step_one_text(1, "2026-01-01T00:00:00+00:00[UTC]", "0s")
-    assert reading_facts(text) == reading_facts(expected), readme(
-        "TC-033", "the step-1 reading at 2026-01-01T00:00:00 UTC, 0 s", text)
+    assert reading_facts(text_of(added[0])) == reading_facts(expected), readme(
+        "TC-033", "the step-1 reading at 2026-01-01T00:00:00 UTC, 0 s", text_of(added[0]))
+
+
+@pytest.mark.compat("TC-READING-MESSAGE-SHAPE")
+@pytest.mark.spec("TC-016", "TC-033")
+def test_the_reading_message_is_one_text_block_beside_its_source(dsh_host):
+    dsh_host.load_plugin("time-context", UTC_CONFIG)
+    agent = dsh_host.create_agent()
+    run_turn(dsh_host, agent)
+    readings = reading_events(agent.events())
+    assert len(readings) == 1, readme("TC-013", "one reading for a one-step turn", readings)
+    data = dict(readings[0]["data"])
+    assert set(data) == {"content", "source"}, pinned(
+        "TC-READING-MESSAGE-SHAPE", "the reading's data to hold exactly content and source",
+        data)
+    blocks = [sorted(block) for block in data["content"]]
+    assert blocks == [["text", "type"]] and data["content"][0]["type"] == "text", pinned(
+        "TC-READING-MESSAGE-SHAPE", "one text block {type, text}", data["content"])
 
 
 @pytest.mark.spec("TC-015", "TC-016")
@@ -96,6 +113,8 @@ def test_the_listener_runs_before_listeners_registered_earlier_or_later(dsh_host
     agent = dsh_host.create_agent()
     run_turn(dsh_host, agent, 0)
     readings = reading_events(agent.events())
+    assert len(readings) == 2, readme("TC-013", "a reading before each of the 2 steps",
+                                      readings)
     for name, probe in (("earlier", earlier), ("later", later)):
         calls = [(call.turn, call.step) for call in probe.calls]
         assert calls == [(1, 1), (1, 2)], readme(
@@ -179,6 +198,7 @@ def test_a_reading_shadowed_by_compaction_still_schedules_the_next(dsh_host):
     dsh_host.load_plugin("time-context", MINUTE_CONFIG)
     agent = dsh_host.create_agent()
     run_turn(dsh_host, agent)
+    expect_readings(agent.events(), 1, "TC-014", "for the session's first turn")
     [reading] = reading_events(agent.events())
     agent.compact(seqs_of(agent.history()), "summary of turn 1")
     assert reading["seq"] not in seqs_of(agent.history()), readme(
@@ -240,25 +260,29 @@ def test_scheduling_holds_for_a_fresh_agent_and_plugin_instance_over_the_same_lo
 
 
 @pytest.mark.spec("TC-018", "TC-019")
-def test_readings_left_by_an_earlier_process_schedule_the_next(dsh_host):
-    earlier = START_MS - 10_000
-    seed = seeded_turn(
-        1, earlier, reading=step_one_text(1, "2025-12-31T23:59:50+00:00[UTC]", "0s")
-    )
-    dsh_host.load_plugin("time-context", MINUTE_CONFIG)
-    agent = dsh_host.create_agent(seed=seed)
-    run_turn(dsh_host, agent)
+def test_readings_left_by_an_earlier_process_schedule_the_next(dsh_host_factory):
+    # The earlier process (a host of its own, 10 s earlier) writes the log.
+    earlier = dsh_host_factory(start_ms=START_MS - 10_000)
+    earlier.load_plugin("time-context", MINUTE_CONFIG)
+    writer = earlier.create_agent()
+    run_turn(earlier, writer)
+    seed = writer.events()
+    expect_readings(seed, 1, "TC-014", "in the earlier process's first turn")
+    host = dsh_host_factory(start_ms=START_MS)
+    host.load_plugin("time-context", MINUTE_CONFIG)
+    agent = host.create_agent(session_id=writer.session_id, seed=seed)
+    run_turn(host, agent)
     count = len(reading_events(agent.events()))
     assert count == 1, readme(
-        "TC-018, TC-019", "a seeded reading 10 s old to suppress the next one (reading count)",
-        count)
-    dsh_host.advance(50)
-    run_turn(dsh_host, agent)
+        "TC-018, TC-019", "a reading left 10 s earlier by another process to suppress the next "
+        "one (reading count)", count)
+    host.advance(50)
+    run_turn(host, agent)
     observed = reading_texts(agent.events())[1:]
     expected = [step_one_text(3, "2026-01-01T00:00:50+00:00[UTC]", "0s")]
     assert all_facts(observed) == all_facts(expected), readme(
-        "TC-018, TC-019", "a turn-3 reading at 2026-01-01T00:00:50 UTC, 60 s after the seeded "
-        "one", observed)
+        "TC-018, TC-019", "a turn-3 reading at 2026-01-01T00:00:50 UTC, 60 s after the earlier "
+        "process's", observed)
 
 
 @pytest.mark.spec("TC-018")
@@ -316,7 +340,7 @@ def test_step_one_measures_from_the_prompt_that_opened_the_turn(dsh_host):
     run_turn(dsh_host, agent)
     dsh_host.advance(100)
     run_turn(dsh_host, agent)
-    observed = reading_texts(agent.events())[1]
+    observed = expect_readings(agent.events(), 2, "TC-013", "for two one-step turns")[1]
     expected = step_one_text(2, "2026-01-01T00:01:40+00:00[UTC]", "0s")
     assert reading_facts(observed) == reading_facts(expected), readme(
         "TC-021", "step 1 of turn 2 to measure from its own prompt: 0 s elapsed, not the 100 s "
@@ -453,7 +477,10 @@ def test_a_failed_preparation_leaves_an_extra_reading_in_the_next_request(dsh_ho
     run_turn(dsh_host, agent)
     run_turn(dsh_host, agent)
     readings = reading_events(agent.events())
-    [request] = agent.requests()
+    requests = agent.requests()
+    assert len(requests) == 1, readme("TC-025", "one request: the failed attempt sends none",
+                                      requests)
+    request = requests[0]
     assert len(readings) == 2, readme("TC-046", "both readings (failed and retried attempt) "
                                       "in the log", readings)
     assert {reading["seq"] for reading in readings} <= set(seqs_of(request)), readme(
@@ -468,8 +495,12 @@ def test_a_suppressed_attempt_reuses_existing_history_in_its_request(dsh_host):
     run_turn(dsh_host, agent)
     dsh_host.advance(10)
     run_turn(dsh_host, agent)
+    expect_readings(agent.events(), 1, "TC-014, TC-017", "for two turns 10 s apart "
+                    "(interval 60 s)")
     [reading] = reading_events(agent.events())
-    first, second = agent.requests()
+    requests = agent.requests()
+    assert len(requests) == 2, readme("TC-032", "a request for each turn's step", requests)
+    first, second = requests
     assert reading["seq"] in seqs_of(second), readme(
         "TC-032", "the suppressed attempt's request to reuse the existing reading",
         seqs_of(second))
@@ -519,6 +550,7 @@ def test_readings_stay_in_the_history_until_a_compaction_shadows_them(dsh_host):
     run_turn(dsh_host, agent)
     turn_one = seqs_of(agent.history())
     run_turn(dsh_host, agent)
+    expect_readings(agent.events(), 2, "TC-013", "for two one-step turns")
     first, second = reading_events(agent.events())
     history = seqs_of(agent.history())
     assert {first["seq"], second["seq"]} <= set(history), readme(

@@ -540,7 +540,7 @@ MUTANTS: dict[str, Mutant] = {
         _set(tc_plugin.TimeContextPlugin, "dsh_pre_step", _reads_aborted_steps)),
     "reading-source-misnamed": Mutant(
         "readings carry plugin 'time_context'", TC_TIMING,
-        "test_the_reading_is_one_text_block_with_exactly_the_plugin_source",
+        "test_the_reading_carries_exactly_the_plugin_source",
         _patch(tc_plugin, "reading_message", _misnamed_source)),
     "zone-checked-before-interval": Mutant(
         "an invalid timeZone is reported before an invalid refreshIntervalMs", TC_CONFIG,
