@@ -31,7 +31,8 @@ same reports from its workers' results (:mod:`pytest_dsh.parallel`).
 Fixtures: :func:`dsh_implementation`, :func:`dsh_host`, :func:`dsh_host_factory`.
 No fixture is autouse: tests that do not ask for a host get none.
 Markers: ``dsh_requires(*capabilities)`` skips, with the reason, a test whose
-capability the implementation does not declare; ``spec(*sentence_ids)`` and
+capability the implementation does not declare (a suite test also needs the
+role of its folder, :mod:`pytest_dsh.roles`); ``spec(*sentence_ids)`` and
 ``compat(*pinned_detail_ids)`` say what a test checks.
 """
 
@@ -43,7 +44,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from pytest_dsh import __version__, fixture_options, parallel
+from pytest_dsh import __version__, fixture_options, parallel, roles
 from pytest_dsh.driver import HostDriver
 from pytest_dsh.errors import DshKitError
 from pytest_dsh.expectations import Expectations, load_expectations_file, unknown_test_ids
@@ -415,16 +416,12 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    required: set[str] = set()
-    for mark in item.iter_markers("dsh_requires"):
-        required.update(mark.args)
-    if not required:
-        return
     run = item.config.stash.get(_RUN_KEY, None)
     implementation = run.implementation if run else None
     if implementation is None:
         return
-    missing = sorted(required - set(implementation.capabilities))
+    # The markers and the suite folder's role (pytest_dsh.roles).
+    missing = roles.missing_capabilities(item, implementation.capabilities)
     if missing:
         pytest.skip(f"implementation {implementation.name!r} does not declare {', '.join(missing)}")
 
