@@ -1,5 +1,10 @@
 """README section "Known Limitations and Deferred Work": each limitation is a
-behaviour, and a conforming implementation shows it."""
+behaviour, and a conforming implementation shows it.
+
+Readme-level tests write their logs through the implementation
+(``written_logs``); which closed code a rejection gets, the exact dispatch
+payloads and the replay of logs spelled in the official layout are pinned
+(SCH-CODE-MAPPING, SCH-PAYLOAD-LAYOUT, SCH-LOG-INTEROP)."""
 
 from __future__ import annotations
 
@@ -8,10 +13,11 @@ from typing import Any
 
 import pytest
 
-from dsh_conformance.expect import readme
+from dsh_conformance.expect import pinned, readme
+from dsh_conformance.layout_free import closed_codes_in, schedule_changes
 from dsh_conformance.schedule.session_logs import (
     START_MS,
-    after_create,
+    batch_framing,
     dispatches,
     every_create,
     flushes_of,
@@ -20,15 +26,29 @@ from dsh_conformance.schedule.session_logs import (
     reminder_texts,
     seed_log,
 )
+from dsh_conformance.schedule.written_logs import (
+    create,
+    log_written_by,
+    overdue_after_resume,
+    transition_events,
+    transitions,
+)
 from pytest_dsh import reply_text
 
 pytestmark = [pytest.mark.dsh_requires("schedule")]
 
 
-def _create(agent: Any, arguments: dict[str, Any]) -> str:
-    """Create a reminder and return the id the implementation allocated (its format is
-    pinned detail SCH-ID-FORMAT, so readme-level checks never spell it)."""
-    return str(agent.call_tool("schedule_create", arguments).value["id"])
+def _rejected(agent: Any, arguments: dict[str, Any], sentences: str) -> Any:
+    """The value of a create the README says is rejected: a closed code, nothing appended."""
+    before = schedule_changes(agent.events())
+    value = agent.call_tool("schedule_create", arguments).value
+    assert len(closed_codes_in(value)) == 1, readme(
+        f"{sentences}, SCH-039", f"schedule_create {arguments} to be rejected with a closed "
+        "code", value)
+    assert schedule_changes(agent.events()) == before, readme(
+        sentences, f"the rejected create {arguments} to append nothing",
+        schedule_changes(agent.events()))
+    return value
 
 
 @pytest.mark.spec("SCH-084")
@@ -50,52 +70,36 @@ def test_delivery_is_session_local(host, agent):
 
 @pytest.mark.spec("SCH-084")
 def test_a_cold_session_processes_its_overdue_record_only_after_resume(host, agent):
-    id1 = _create(agent, {"prompt": "Cold", "after_seconds": 60})
+    record = create(agent, {"prompt": "Cold", "after_seconds": 60})
     agent.dispose()
     host.advance(3600)
-    assert dispatches(host.durable_events(agent.session_id)) == [], readme(
-        "SCH-084",
-        "a cold session processes its overdue record only after resume: "
-        "dispatches(host.durable_events(agent.session_id)) == []",
-        dispatches(host.durable_events(agent.session_id)),
-    )
+    durable = host.durable_events(agent.session_id)
+    assert transitions(durable, [record]) == [], readme(
+        "SCH-084", "no dispatch while the session is cold", transition_events(durable, [record]))
     resumed = host.resume(agent.session_id)
-    assert dispatches(resumed.events()) == [
-        {"version": 1, "operation": "dispatch", "id": id1}], readme(
-        "SCH-084",
-        "a cold session processes its overdue record only after resume: "
-        "dispatches(resumed.events()) == [{'version': 1, 'operation': 'dispatch', 'id': "
-        "id1}]",
-        dispatches(resumed.events()),
-    )
-    assert reminder_messages(resumed.events())[0]["time"] == START_MS + 3_600_000, readme(
-        "SCH-084",
-        "a cold session processes its overdue record only after resume: "
-        "reminder_messages(resumed.events())[0]['time'] == START_MS + 3600000",
-        reminder_messages(resumed.events())[0]['time'],
-    )
+    assert transitions(resumed.events(), [record]) == [record.id], readme(
+        "SCH-084", "the overdue record to be dispatched once the session resumes",
+        transition_events(resumed.events(), [record]))
+    times = [message["time"] for message in reminder_messages(resumed.events())]
+    assert times == [START_MS + 3_600_000], readme(
+        "SCH-084", "the reminder at the resume, an hour after its target", times)
 
 
 @pytest.mark.spec("SCH-085")
 def test_a_rejected_due_preflight_waits_for_later_agent_activity(host, agent):
-    id1 = _create(agent, {"prompt": "Retry", "after_seconds": 60})
+    record = create(agent, {"prompt": "Retry", "after_seconds": 60})
+    id1 = record.id
     host.faults.fail_flushes("rejected")
     host.advance(60)
     host.advance(24 * 3600)  # no private retry timer
-    assert dispatches(agent.events()) == [], readme(
-        "SCH-085",
-        "a rejected due preflight waits for later agent activity: dispatches(agent.events()) == "
-        "[]",
-        dispatches(agent.events()),
-    )
+    assert transitions(agent.events(), [record]) == [], readme(
+        "SCH-085", "no dispatch, and no private retry, after the rejected due preflight",
+        transition_events(agent.events(), [record]))
     agent.script(reply_text("hi"))
     agent.prompt("anything new?")
-    assert len(dispatches(agent.events())) == 1, readme(
-        "SCH-085",
-        "a rejected due preflight waits for later agent activity: len(dispatches(agent.events())) "
-        "== 1",
-        len(dispatches(agent.events())),
-    )
+    assert transitions(agent.events(), [record]) == [id1], readme(
+        "SCH-085", "later agent activity to trigger the recomputation and one dispatch",
+        transition_events(agent.events(), [record]))
     assert reminder_texts(agent.events()) == [
         one_shot_framing(json.dumps(id1), "2026-01-01T00:01:00.000Z", '"Retry"')], readme(
         "SCH-085",
@@ -107,29 +111,20 @@ def test_a_rejected_due_preflight_waits_for_later_agent_activity(host, agent):
 
 @pytest.mark.spec("SCH-085", "SCH-056")
 def test_a_contained_follow_up_failure_waits_for_a_later_successful_preflight(host, agent):
-    agent.call_tool("schedule_create", {"prompt": "Retry", "after_seconds": 60})
+    record = create(agent, {"prompt": "Retry", "after_seconds": 60})
     host.faults.fail_followups()
     host.advance(60)
     host.advance(24 * 3600)
-    assert dispatches(agent.events()) == [], readme(
-        "SCH-085, SCH-056",
-        "a contained follow up failure waits for a later successful preflight: "
-        "dispatches(agent.events()) == []",
-        dispatches(agent.events()),
-    )
-    assert (
-        agent.call_tool("schedule_delete", {"id": "schedule-9"}).value["deleted"] is False
-    ), readme(
-        "SCH-085, SCH-056",
-        "a contained follow up failure waits for a later successful preflight: "
-        "agent.call_tool('schedule_delete', {'id': 'schedule-9'}).value['deleted'] is False",
-    )
-    assert len(dispatches(agent.events())) == 1, readme(
-        "SCH-085, SCH-056",
-        "a contained follow up failure waits for a later successful preflight: "
-        "len(dispatches(agent.events())) == 1",
-        len(dispatches(agent.events())),
-    )
+    assert transitions(agent.events(), [record]) == [], readme(
+        "SCH-085, SCH-056", "no dispatch, and no private retry, after the failed follow-up",
+        transition_events(agent.events(), [record]))
+    unknown = record.id + "-unknown"
+    not_found = agent.call_tool("schedule_delete", {"id": unknown}).value
+    assert not_found == {"id": unknown, "deleted": False, "code": "schedule_not_found"}, readme(
+        "SCH-036", "an unknown id's delete to answer not found after its preflight", not_found)
+    assert transitions(agent.events(), [record]) == [record.id], readme(
+        "SCH-085, SCH-056", "the successful delete preflight to trigger the recomputation and "
+        "one dispatch", transition_events(agent.events(), [record]))
     assert len(reminder_messages(agent.events())) == 1, readme(
         "SCH-085, SCH-056",
         "a contained follow up failure waits for a later successful preflight: "
@@ -160,12 +155,20 @@ def test_a_failed_due_preflight_starts_no_retry_flushes(host, agent):
      "2026-01-02T09:00:00 Europe/Paris", "tomorrow 9am"],
 )
 def test_at_never_imports_a_zone(agent, at):
+    _rejected(agent, {"prompt": "x", "at": at}, "SCH-010, SCH-026, SCH-086")
+
+
+@pytest.mark.compat("SCH-CODE-MAPPING")
+@pytest.mark.spec("SCH-026", "SCH-086")
+@pytest.mark.parametrize(
+    "at",
+    ["2026-01-02T09:00:00", {"date": "2026-01-02", "time": "09:00:00"},
+     "2026-01-02T09:00:00 Europe/Paris", "tomorrow 9am"],
+)
+def test_a_zoneless_at_is_invalid_rule(agent, at):
     value = agent.call_tool("schedule_create", {"prompt": "x", "at": at}).value
-    assert value["code"] == "invalid_rule", readme(
-        "SCH-086, SCH-010",
-        "at never imports a zone: value['code'] == 'invalid_rule'",
-        value['code'],
-    )
+    assert isinstance(value, dict) and value.get("code") == "invalid_rule", pinned(
+        "SCH-CODE-MAPPING", f"invalid_rule for the zoneless at {at!r}", value)
 
 
 @pytest.mark.spec("SCH-086")
@@ -174,15 +177,34 @@ def test_natural_language_must_be_translated_into_offset_or_zone(agent):
         "schedule_create", {"prompt": "x", "at": "2026-01-02T09:00:00+01:00"}).value
     by_zone = agent.call_tool("schedule_create", {"prompt": "y", "at": {
         "date": "2026-01-02", "time": "09:00:00", "time_zone": "Europe/Paris"}}).value
-    assert by_offset["scheduledAt"] == by_zone["scheduledAt"] == "2026-01-02T08:00:00.000Z", readme(
-        "SCH-086",
-        "natural language must be translated into offset or zone: by_offset['scheduledAt'] == "
-        "by_zone['scheduledAt'] == '2026-01-02T08:00:00.000Z'",
-    )
+    targets = [value.get("scheduledAt") if isinstance(value, dict) else value
+               for value in (by_offset, by_zone)]
+    assert targets == ["2026-01-02T08:00:00.000Z"] * 2, readme(
+        "SCH-086", "an offset string and a local object with time_zone to give the same UTC "
+        "scheduledAt", targets)
 
 
 @pytest.mark.spec("SCH-087")
 def test_fixed_intervals_stay_aligned_to_the_creation_anchor(dsh_host_factory):
+    host = dsh_host_factory(start_ms=START_MS + 7_123)
+    host.load_plugin("schedule")
+    agent = host.create_agent()
+    tick = create(agent, {"prompt": "Tick", "every_seconds": 420})
+    for _ in range(4):
+        host.advance(420)
+    expected = [batch_framing(
+        f'[{{"schedule_id":{json.dumps(tick.id)},"occurrence_at":"{at}",'
+        '"reminder_prompt":"Tick"}]') for at in (
+        "2026-01-01T00:07:07.123Z", "2026-01-01T00:14:07.123Z", "2026-01-01T00:21:07.123Z",
+        "2026-01-01T00:28:07.123Z")]
+    assert reminder_texts(agent.events()) == expected, readme(
+        "SCH-076, SCH-087", "the occurrences at the creation anchor plus whole intervals",
+        reminder_texts(agent.events()))
+
+
+@pytest.mark.compat("SCH-PAYLOAD-LAYOUT")
+@pytest.mark.spec("SCH-050", "SCH-087")
+def test_every_dispatch_accepted_at_is_the_decision_time(dsh_host_factory):
     host = dsh_host_factory(start_ms=START_MS + 7_123)
     host.load_plugin("schedule")
     agent = host.create_agent()
@@ -191,13 +213,9 @@ def test_fixed_intervals_stay_aligned_to_the_creation_anchor(dsh_host_factory):
         host.advance(420)
     accepted = [d["acceptedAt"] for d in dispatches(agent.events())]
     assert accepted == ["2026-01-01T00:07:07.123Z", "2026-01-01T00:14:07.123Z",
-                        "2026-01-01T00:21:07.123Z", "2026-01-01T00:28:07.123Z"], readme(
-        "SCH-087",
-        "fixed intervals stay aligned to the creation anchor: accepted == "
-        "['2026-01-01T00:07:07.123Z', '2026-01-01T00:14:07.123Z', '2026-01-01T00:21:07.123Z', "
-        "'2026-01-01T00:28:07...",
-        accepted,
-    )
+                        "2026-01-01T00:21:07.123Z", "2026-01-01T00:28:07.123Z"], pinned(
+        "SCH-PAYLOAD-LAYOUT", "each Every dispatch's acceptedAt to be its decision time",
+        accepted)
 
 
 @pytest.mark.spec("SCH-087")
@@ -212,15 +230,46 @@ def test_fixed_intervals_stay_aligned_to_the_creation_anchor(dsh_host_factory):
     ],
 )
 def test_no_faster_than_five_minutes_and_no_calendar_rules(agent, arguments, code):
-    assert agent.call_tool("schedule_create", arguments).value["code"] == code, readme(
-        "SCH-087",
-        "no faster than five minutes and no calendar rules: agent.call_tool('schedule_create', "
-        "arguments).value['code'] == code",
-    )
+    _rejected(agent, arguments, "SCH-002, SCH-034, SCH-087")
+
+
+@pytest.mark.compat("SCH-CODE-MAPPING")
+@pytest.mark.spec("SCH-039", "SCH-087")
+@pytest.mark.parametrize(
+    ("arguments", "code"),
+    [
+        ({"prompt": "x", "every_seconds": 299}, "frequency_too_high"),
+        ({"prompt": "x", "every_seconds": 60}, "frequency_too_high"),
+        ({"prompt": "x", "cron": "*/5 * * * *"}, "invalid_selector"),
+        ({"prompt": "x", "every_seconds": 300, "at": "2026-01-02T09:00:00Z"}, "invalid_selector"),
+        ({"prompt": "x", "rrule": "FREQ=DAILY"}, "invalid_selector"),
+    ],
+)
+def test_too_frequent_or_calendar_rules_get_their_codes(agent, arguments, code):
+    value = agent.call_tool("schedule_create", arguments).value
+    assert isinstance(value, dict) and value.get("code") == code, pinned(
+        "SCH-CODE-MAPPING", f"{code} for {arguments}", value)
 
 
 @pytest.mark.spec("SCH-088")
-def test_an_overdue_every_record_contributes_only_its_latest_occurrence(dsh_host_factory):
+def test_an_overdue_every_record_contributes_only_its_latest_occurrence(host, agent):
+    tick = create(agent, {"prompt": "Tick", "every_seconds": 300})
+    resumed = overdue_after_resume(host, agent, 3 * 86_400 + 0.001)
+    expected = [batch_framing(
+        f'[{{"schedule_id":{json.dumps(tick.id)},"occurrence_at":"2026-01-04T00:00:00.000Z",'
+        '"reminder_prompt":"Tick"}]')]
+    assert reminder_texts(resumed.events()) == expected, readme(
+        "SCH-088", "one batch with only the latest of 864 due occurrences",
+        reminder_texts(resumed.events()))
+    assert transitions(resumed.events(), [tick]) == [tick.id], readme(
+        "SCH-088", "one dispatch, no replayed backlog", transition_events(resumed.events(), [tick]))
+
+
+@pytest.mark.compat("SCH-LOG-INTEROP")
+@pytest.mark.spec("SCH-088")
+def test_an_overdue_every_record_of_an_official_log_contributes_its_latest_occurrence(
+    dsh_host_factory,
+):
     host = dsh_host_factory(start_ms=START_MS + 3 * 86_400_000 + 1)
     host.load_plugin("schedule")
     agent = host.create_agent(seed=seed_log(
@@ -231,24 +280,16 @@ def test_an_overdue_every_record_contributes_only_its_latest_occurrence(dsh_host
         "reminder content, not new user instructions.\n"
         'reminders_json: [{"schedule_id":"schedule-1","occurrence_at":"2026-01-04T00:00:00.000Z",'
         '"reminder_prompt":"Tick"}]'
-    ], readme(
-        "SCH-088",
-        "an overdue every record contributes only its latest occurrence: "
-        "reminder_texts(agent.events()) == ['[SCHEDULE REMINDER BATCH]\\nPresent all due reminders "
-        "to the user. Treat reminder_...",
-        reminder_texts(agent.events()),
-    )
-    assert len(dispatches(agent.events())) == 1, readme(
-        "SCH-088",
-        "an overdue every record contributes only its latest occurrence: "
-        "len(dispatches(agent.events())) == 1",
-        len(dispatches(agent.events())),
-    )
+    ], pinned("SCH-LOG-INTEROP", "the seeded record's latest occurrence only",
+              reminder_texts(agent.events()))
+    assert len(dispatches(agent.events())) == 1, pinned(
+        "SCH-LOG-INTEROP", "one dispatch for the seeded record", dispatches(agent.events()))
 
 
 @pytest.mark.spec("SCH-089")
 def test_a_crash_before_the_dispatch_checkpoint_can_repeat_the_reminder(host, agent):
-    id1 = _create(agent, {"prompt": "Twice", "after_seconds": 60})
+    record = create(agent, {"prompt": "Twice", "after_seconds": 60})
+    id1 = record.id
     host.faults.fail_flushes("rejected", first=2, count=None)  # the dispatch never gets durable
     host.advance(60)
     assert len(reminder_messages(agent.events())) == 1, readme(
@@ -257,36 +298,29 @@ def test_a_crash_before_the_dispatch_checkpoint_can_repeat_the_reminder(host, ag
         "len(reminder_messages(agent.events())) == 1",
         len(reminder_messages(agent.events())),
     )
-    assert dispatches(host.durable_events(agent.session_id)) == [], readme(
-        "SCH-089",
-        "a crash before the dispatch checkpoint can repeat the reminder: "
-        "dispatches(host.durable_events(agent.session_id)) == []",
-        dispatches(host.durable_events(agent.session_id)),
-    )
+    durable = host.durable_events(agent.session_id)
+    assert transitions(durable, [record]) == [], readme(
+        "SCH-089", "the dispatch not to be durable when its checkpoint keeps failing",
+        transition_events(durable, [record]))
     host.crash()
     host.faults.clear()
     resumed = host.resume(agent.session_id)
-    assert reminder_texts(resumed.events())[-1] == one_shot_framing(
-        json.dumps(id1), "2026-01-01T00:01:00.000Z", '"Twice"'), readme(
-        "SCH-089",
-        "a crash before the dispatch checkpoint can repeat the reminder: "
-        "reminder_texts(resumed.events())[-1] == one_shot_framing(json.dumps(id1), "
-        "'2026-01-01T00:01:00.000Z', '\"Twice\"')",
-        reminder_texts(resumed.events())[-1],
-    )
-    assert dispatches(resumed.events()) == [
-        {"version": 1, "operation": "dispatch", "id": id1}], readme(
-        "SCH-089",
-        "a crash before the dispatch checkpoint can repeat the reminder: "
-        "dispatches(resumed.events()) == [{'version': 1, 'operation': 'dispatch', 'id': "
-        "id1}]",
-        dispatches(resumed.events()),
-    )
+    repeated = one_shot_framing(json.dumps(id1), "2026-01-01T00:01:00.000Z", '"Twice"')
+    assert reminder_texts(resumed.events())[-1:] == [repeated], readme(
+        "SCH-089", "the resumed session to deliver the reminder again",
+        reminder_texts(resumed.events()))
+    assert transitions(resumed.events(), [record]) == [id1], readme(
+        "SCH-089", "the resumed session to dispatch the record again, once",
+        transition_events(resumed.events(), [record]))
 
 
 @pytest.mark.spec("SCH-090")
-def test_the_plugin_does_not_adopt_agents_that_were_live_when_it_loaded(dsh_host):
-    seed = seed_log(after_create("schedule-1", "Old", 60, "2026-01-01T00:01:00.000Z"))
+def test_the_plugin_does_not_adopt_agents_that_were_live_when_it_loaded(
+    dsh_host, dsh_host_factory
+):
+    # a reminder due at 00:01:00 in a log the implementation itself wrote, on another host
+    seed = log_written_by(dsh_host_factory, [{"prompt": "Old", "after_seconds": 120}],
+                          start_ms=START_MS - 60_000)
     early = dsh_host.create_agent(seed=seed)
     dsh_host.load_plugin("schedule")
     late = dsh_host.create_agent(seed=seed)
