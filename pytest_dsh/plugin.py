@@ -58,6 +58,7 @@ from pytest_dsh.implementations import (
 )
 from pytest_dsh.npm import options as npm_options
 from pytest_dsh.reporting import ReportCollector, RunInfo, TestResult
+from pytest_dsh.rerun_options import rerun_options
 from pytest_dsh.reporting.readmes import readme_line, readme_versions
 from pytest_dsh.suite_items import LEVELS, describe_item, in_suite
 from pytest_dsh.tzdb import TZDATA_VERSION, iana_release
@@ -197,8 +198,9 @@ def resolve_configured_implementation(config: pytest.Config) -> tuple[str, Imple
         implementation = npm_options.implementation_for(config, spec) or resolve_implementation(
             spec
         )
-        # npm packages are installed (once, cached) before anything runs.
-        npm_options.prepare(config, implementation)
+        # npm packages are installed (once, cached) before anything runs, on
+        # the --dsh-host profile when one is given.
+        implementation = npm_options.prepare(config, implementation)
         # An implementation that needs something outside Python (a Node
         # bridge, a binary) may say up front that it is missing.
         check_ready = getattr(implementation, "check_ready", None)
@@ -281,8 +283,11 @@ def _hypothesis(config: pytest.Config, *, pick_seed: bool) -> SuiteHypothesis:
 
 
 def _rerun_args(config: pytest.Config, run: DshRun) -> list[str]:
-    args = [f"--dsh-impl={run.spec}", *npm_options.rerun_args(config)]
-    if run.expectations_file is not None:
+    # Every option the run was given (pytest_dsh.rerun_options), so the
+    # command reproduces the run, not only the kit's own options.
+    args = [f"--dsh-impl={run.spec}", *rerun_options(config)]
+    given = {arg.partition("=")[0] for arg in args}
+    if run.expectations_file is not None and "--dsh-expectations" not in given:
         args.append(f"--dsh-expectations={run.expectations_file.source}")
     # The seed the run picked, or the one the user gave: either way the one
     # the test ran with, so the command reproduces it.
@@ -319,6 +324,10 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     impl_text = (
         f"{implementation.name} {implementation.version}" if implementation else "none selected"
     )
+    host = getattr(implementation, "host_profile", None)
+    if host is not None:  # an npm implementation names the DSH host it runs on
+        impl_text += f" on {host.describe()}"
+
     lines = [
         f"dsh: implementation {impl_text}; pytest-dsh {__version__}",
         f"dsh: tzdata {TZDATA_VERSION} (IANA {iana_release()}); {run.hypothesis.describe()}",

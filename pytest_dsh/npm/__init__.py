@@ -6,7 +6,9 @@
 * ``--dsh-impl=npm --dsh-npm ROLE=SPEC``: the same without writing Python
   (:mod:`pytest_dsh.npm.options`);
 * :mod:`pytest_dsh.npm.expectations`: known failures as a ``dsh-expectations/1`` file;
-* :mod:`pytest_dsh.npm.errors`: one clear error per set-up problem.
+* :mod:`pytest_dsh.npm.errors`: one clear error per set-up problem;
+* :mod:`pytest_dsh.npm.hosts`: the DSH host profiles the bridge runs on
+  (``--dsh-host``), and :func:`install_host` to install one.
 
 See ``docs/validate-your-npm-plugin.md``.
 """
@@ -18,7 +20,9 @@ from pytest_dsh.npm._install import (
     CACHE_ENV,
     BridgeRuntime,
     bridge_source,
+    clean_stale_staging,
     default_cache_root,
+    install_host,
     install_packages,
 )
 from pytest_dsh.npm._specs import ROLES, PackageSpec, parse_spec
@@ -30,12 +34,17 @@ from pytest_dsh.npm.errors import (
     NpmSetupError,
     PackageNotFoundError,
     PeerConflictError,
+    UnknownHostError,
 )
+from pytest_dsh.npm.hosts import DEFAULT_HOST, HOST_PROFILES, HostProfile, host_profile
 
 __all__ = [
     "CACHE_ENV",
+    "DEFAULT_HOST",
+    "HOST_PROFILES",
     "ROLES",
     "BridgeRuntime",
+    "HostProfile",
     "NodeImplementation",
     "NodeTooOldError",
     "NotADshPluginError",
@@ -45,9 +54,13 @@ __all__ = [
     "PackageNotFoundError",
     "PackageSpec",
     "PeerConflictError",
+    "UnknownHostError",
     "bridge_source",
+    "clean_stale_staging",
     "default_cache_root",
     "default_capabilities",
+    "host_profile",
+    "install_host",
     "install_packages",
     "parse_spec",
 ]

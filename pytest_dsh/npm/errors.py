@@ -10,6 +10,7 @@ before any test runs (never one error per test).
         ├── PeerConflictError      a package's peer range excludes the pinned DSH host
         ├── NotADshPluginError     a package does not export a Cordis plugin
         ├── NodeTooOldError        the Node runtime is older than the bridge needs
+        ├── UnknownHostError       --dsh-host names no DSH host profile
         └── NpmInstallError        npm failed for another reason (its output is quoted)
 """
 
@@ -25,6 +26,7 @@ __all__ = [
     "NpmSetupError",
     "PackageNotFoundError",
     "PeerConflictError",
+    "UnknownHostError",
 ]
 
 
@@ -53,4 +55,8 @@ class NodeTooOldError(NpmSetupError):
 
 
 class NpmInstallError(NpmSetupError):
+    pass
+
+
+class UnknownHostError(NpmSetupError):
     pass

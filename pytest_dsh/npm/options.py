@@ -7,6 +7,11 @@
 ``--dsh-npm-cache PATH`` / ini ``dsh_npm_cache``
     Where installs are kept (default ``$DSH_NPM_CACHE``, else the user cache
     directory, ``~/.cache/pytest-dsh/npm`` on Linux).
+``--dsh-npm-scripts`` / ini ``dsh_npm_scripts``
+    Let npm run the packages' lifecycle scripts (off by default).
+``--dsh-host VERSION`` / ini ``dsh_host``
+    The DSH host profile the bridge runs on (:mod:`pytest_dsh.npm.hosts`),
+    for ``--dsh-impl=npm``, ``official`` or any npm implementation.
 
 The pytest plugin (:mod:`pytest_dsh.plugin`) calls :func:`pytest_addoption`,
 :func:`implementation_for` and :func:`prepare`.
@@ -14,8 +19,9 @@ The pytest plugin (:mod:`pytest_dsh.plugin`) calls :func:`pytest_addoption`,
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
-from typing import Final, cast
+from typing import Final, TypeVar, cast
 
 import pytest
 
@@ -23,8 +29,19 @@ from pytest_dsh.errors import ImplementationError
 from pytest_dsh.implementations import Implementation
 from pytest_dsh.npm._implementation import NodeImplementation
 from pytest_dsh.npm._specs import ROLES, parse_spec
+from pytest_dsh.npm.hosts import DEFAULT_HOST, HOST_PROFILES
 
-__all__ = ["IMPL_NAME", "implementation_for", "prepare", "pytest_addoption", "rerun_args"]
+__all__ = [
+    "IMPL_NAME",
+    "host_option",
+    "implementation_for",
+    "prepare",
+    "pytest_addoption",
+    "rerun_args",
+    "scripts_option",
+]
+
+_Impl = TypeVar("_Impl")
 
 #: The ``--dsh-impl`` name of the zero-Python npm path.
 IMPL_NAME: Final = "npm"
@@ -49,7 +66,27 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="where npm installs are kept and reused (default $DSH_NPM_CACHE or "
         "~/.cache/pytest-dsh/npm; ini: dsh_npm_cache)",
     )
+    group.addoption(
+        "--dsh-npm-scripts",
+        dest="dsh_npm_scripts",
+        action="store_true",
+        default=None,
+        help="let npm run the packages' install lifecycle scripts (preinstall, install, "
+        "postinstall, a folder's prepare) with this environment; off by default "
+        "(ini: dsh_npm_scripts)",
+    )
+    group.addoption(
+        "--dsh-host",
+        dest="dsh_host",
+        default=None,
+        metavar="VERSION",
+        help=f"the DSH host the npm bridge runs on: {', '.join(HOST_PROFILES)} "
+        f"(default {DEFAULT_HOST}; ini: dsh_host)",
+    )
     parser.addini("dsh_npm", "packages for --dsh-impl=npm, one ROLE=SPEC per line", type="linelist")
+    parser.addini("dsh_npm_scripts", "let npm run lifecycle scripts (see --dsh-npm-scripts)",
+                  type="bool", default=False)
+    parser.addini("dsh_host", "DSH host profile of the npm bridge (see --dsh-host)", default="")
     parser.addini("dsh_npm_cache", "npm install cache folder (see --dsh-npm-cache)", default="")
 
 
@@ -86,6 +123,11 @@ def rerun_args(config: pytest.Config) -> list[str]:
     cache = config.getoption("dsh_npm_cache", None)
     if cache:
         args.append(f"--dsh-npm-cache={cache}")
+    if config.getoption("dsh_npm_scripts", None):
+        args.append("--dsh-npm-scripts")
+    host = config.getoption("dsh_host", None)
+    if host:
+        args.append(f"--dsh-host={host}")
     return args
 
 
@@ -123,11 +165,34 @@ def _cache_root(config: pytest.Config) -> Path | None:
     return (_ini_base(config) / Path(ini).expanduser()).resolve() if ini else None
 
 
-def prepare(config: pytest.Config, implementation: object) -> None:
+def host_option(config: pytest.Config) -> str | None:
+    """``--dsh-host`` or ``dsh_host``, when given."""
+    given = config.getoption("dsh_host", None) or str(config.getini("dsh_host") or "").strip()
+    return str(given) if given else None
+
+
+def scripts_option(config: pytest.Config) -> bool:
+    """``--dsh-npm-scripts`` or ``dsh_npm_scripts``."""
+    given = config.getoption("dsh_npm_scripts", None)
+    return bool(given) if given is not None else bool(config.getini("dsh_npm_scripts"))
+
+
+def prepare(config: pytest.Config, implementation: _Impl) -> _Impl:
     """Install and check an npm implementation before any test runs, showing
-    progress on the terminal (the first run installs; later runs reuse)."""
+    progress on the terminal (the first run installs; later runs reuse).
+    Returns the implementation the run tests: on the ``--dsh-host`` profile
+    when one is given (a copy; the object given is never changed)."""
+    host = host_option(config)
     if not isinstance(implementation, NodeImplementation):
-        return
+        if host is not None:
+            raise ImplementationError(
+                "--dsh-host only applies to an npm implementation (npm, official, or a "
+                "NodeImplementation)"
+            )
+        return implementation
+    node = implementation
+    if host is not None and host.strip() != node.host:
+        node = dataclasses.replace(node, host=host.strip())
     capture = config.pluginmanager.getplugin("capturemanager")
 
     def progress(message: str) -> None:
@@ -137,4 +202,5 @@ def prepare(config: pytest.Config, implementation: object) -> None:
         else:  # pragma: no cover - capture disabled with -p no:capture
             print(message, flush=True)
 
-    implementation.prepare(progress=progress, cache_root=_cache_root(config))
+    node.prepare(progress=progress, cache_root=_cache_root(config), scripts=scripts_option(config))
+    return cast(_Impl, node)
