@@ -29,7 +29,8 @@ def load_pins() -> dict[str, dict[str, Any]]:
 
 
 def render_page(pins: Mapping[str, Mapping[str, Any]], tests: Mapping[str, Sequence[str]]) -> str:
-    """Markdown: one section per pinned detail with its exact value and tests."""
+    """Markdown: a table of the details (id, title, README sentences, number of
+    tests), then one section per detail with its exact value and its tests."""
     lines = [
         "# Pinned details: what the READMEs leave open",
         "",
@@ -47,12 +48,17 @@ def render_page(pins: Mapping[str, Mapping[str, Any]], tests: Mapping[str, Seque
         "where the README and the official build disagree the README wins instead",
         "([deviations.md](deviations.md)).",
         "",
-        "| PIN-ID | detail | README sentences |",
-        "|---|---|---|",
+        # The tests are listed under each detail's section: a column of long
+        # test ids wraps one character per line in a narrow renderer.
+        "| PIN-ID | detail | README sentences | tests |",
+        "|---|---|---|---|",
     ]
     for pin_id, pin in sorted(pins.items()):
         sentences = ", ".join(pin["sentences"])
-        lines.append(f"| [{pin_id}](#{pin_id.lower()}) | {pin['title']} | {sentences} |")
+        count = len(set(tests.get(pin_id, ())))
+        lines.append(
+            f"| [{pin_id}](#{pin_id.lower()}) | {pin['title']} | {sentences} | {count} |"
+        )
     for pin_id, pin in sorted(pins.items()):
         lines += [
             "",
