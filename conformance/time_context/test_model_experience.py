@@ -279,9 +279,12 @@ def test_a_positive_interval_can_leave_a_step_attempt_without_a_new_reading(dsh_
     run_turn(dsh_host, agent, 10_000)
     events = agent.events()
     starts = [e["seq"] for e in events if e["type"] == "step/start"]
-    assert len(starts) == 2, readme("TC-035", "the turn's two steps to start (a suppressed "
-                                    "attempt still runs its step)", types_of(events))
-    between = [e for e in events if starts[0] < e["seq"] < starts[1] and is_reading(e)]
+    ends = [e["seq"] for e in events if e["type"] == "step/end"]
+    assert len(starts) == 2 and ends, readme(
+        "TC-035", "the turn's two steps to run (a suppressed attempt still runs its step)",
+        types_of(events))
+    # Between the end of step 1 and the start of step 2: step 2's preparation.
+    between = [e for e in events if ends[0] < e["seq"] < starts[1] and is_reading(e)]
     assert between == [], readme(
         "TC-035", "no reading before step 2, 10 s after a reading with a 60 s interval", between)
     requests = agent.requests()
