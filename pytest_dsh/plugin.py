@@ -58,8 +58,8 @@ from pytest_dsh.implementations import (
 )
 from pytest_dsh.npm import options as npm_options
 from pytest_dsh.reporting import ReportCollector, RunInfo, TestResult
-from pytest_dsh.rerun_options import rerun_options
 from pytest_dsh.reporting.readmes import readme_line, readme_versions
+from pytest_dsh.rerun_options import rerun_options
 from pytest_dsh.suite_items import LEVELS, describe_item, in_suite
 from pytest_dsh.tzdb import TZDATA_VERSION, iana_release
 
