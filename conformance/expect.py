@@ -115,10 +115,13 @@ _LINES = re.compile(
     r"Elapsed since the preceding (?P<baseline>model-visible message|step context): "
     r"(?P<elapsed>.+)\."
 )
-# ISO-shaped local date-time to the second, a numeric offset, then the zone in any framing.
-_TIMESTAMP = re.compile(
-    r"(?P<local>\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?P<offset>[+-]\d{2}:\d{2}(?::\d{2})?)"
-    r"[\s\[(]*(?P<zone>[A-Za-z][A-Za-z0-9_+\-/]*)[\])]*"
+# ISO-shaped local date-time to the second and its numeric offset, with the zone in any
+# framing after them or before them (TC-034 fixes the parts, not their arrangement).
+_LOCAL = r"(?P<local>\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?P<offset>[+-]\d{2}:\d{2}(?::\d{2})?)"
+_ZONE = r"(?P<zone>[A-Za-z][A-Za-z0-9_+\-/]*)"
+_TIMESTAMPS = (
+    re.compile(_LOCAL + r"[\s\[(]*" + _ZONE + r"[\])]*"),
+    re.compile(r"[\[(]*" + _ZONE + r"(?:[\])]+\s*|\s+)" + _LOCAL),
 )
 _DURATION = re.compile(
     r"(?:(?P<d>\d+)\s*d)?\s*(?:(?P<h>\d+)\s*h)?\s*(?:(?P<m>\d+)\s*m)?\s*(?:(?P<s>\d+)\s*s)?"
@@ -143,7 +146,8 @@ def reading_facts(text: str) -> ReadingFacts | str:
     lines = _LINES.fullmatch(text)
     if lines is None:
         return f"not the README's two-line reading: {text!r}"
-    stamp = _TIMESTAMP.fullmatch(lines["timestamp"])
+    stamp = next(filter(None, (shape.fullmatch(lines["timestamp"]) for shape in _TIMESTAMPS)),
+                 None)
     if stamp is None:
         return f"timestamp without local time, numeric offset and IANA zone: {text!r}"
     try:

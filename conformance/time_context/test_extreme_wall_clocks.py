@@ -45,15 +45,19 @@ CASES = pytest.mark.parametrize(
     ids=["year-10000", "year-10000-last-ms-of-day", "js-max"],
 )
 # What the README fixes of a timestamp whatever its year's width: the year, the rest of
-# the local date-time to the second, the numeric offset and the IANA zone in any framing.
-_INSTANT = re.compile(
-    r"[+-]?0*(?P<year>\d+)-(?P<rest>\d{2}-\d{2}T\d{2}:\d{2}:\d{2})"
-    r"(?P<offset>[+-]\d{2}:\d{2})[\s\[(]*(?P<zone>[A-Za-z][A-Za-z0-9_+\-/]*)[\])]*"
+# the local date-time to the second, the numeric offset and the IANA zone in any framing,
+# after or before the date-time.
+_LOCAL = (r"[+-]?0*(?P<year>\d+)-(?P<rest>\d{2}-\d{2}T\d{2}:\d{2}:\d{2})"
+          r"(?P<offset>[+-]\d{2}:\d{2})")
+_ZONE = r"(?P<zone>[A-Za-z][A-Za-z0-9_+\-/]*)"
+_INSTANTS = (
+    re.compile(_LOCAL + r"[\s\[(]*" + _ZONE + r"[\])]*"),
+    re.compile(r"[\[(]*" + _ZONE + r"(?:[\])]+\s*|\s+)" + _LOCAL),
 )
 
 
 def instant_facts(timestamp: str) -> tuple[str, ...] | str:
-    match = _INSTANT.fullmatch(timestamp)
+    match = next(filter(None, (shape.fullmatch(timestamp) for shape in _INSTANTS)), None)
     if match is None:
         return f"no local date-time, numeric offset and IANA zone: {timestamp!r}"
     return (match["year"], match["rest"], match["offset"], match["zone"])
