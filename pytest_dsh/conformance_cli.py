@@ -104,6 +104,12 @@ def _parser() -> argparse.ArgumentParser:
         "--npm", action="append", default=[], metavar="PLUGIN=SPEC",
         help="npm package to test for a plugin, passed to pytest as --dsh-npm (repeatable)",
     )
+    parser.add_argument(
+        "--npm-scripts", action="store_true",
+        help="let npm run the packages' install lifecycle scripts (as --dsh-npm-scripts)",
+    )
+    parser.add_argument("--host", metavar="VERSION",
+                        help="DSH host profile the npm bridge runs on (as --dsh-host)")
     parser.add_argument("--expectations", metavar="PATH",
                         help="known failures file (dsh-expectations/1), as --dsh-expectations")
     parser.add_argument("--dst-table", choices=("sample", "full"), default=None,
@@ -134,6 +140,10 @@ def pytest_arguments(
     if options.keyword:
         args += ["-k", options.keyword]
     args += [f"--dsh-npm={spec}" for spec in options.npm]
+    if options.npm_scripts:
+        args.append("--dsh-npm-scripts")
+    if options.host:
+        args.append(f"--dsh-host={options.host}")
     if options.expectations:
         args.append(f"--dsh-expectations={options.expectations}")
     if options.dst_table:
