@@ -1,26 +1,40 @@
 """Building seeded ``schedule/change`` logs and reading what a host observed.
 
-Builders write the protocol payloads exactly as the README's durable-state
-section describes them (key order included), so seeded sessions look like logs
-a conforming writer produced. Readers pick out of a raw event log the pieces
-the suite asserts on: schedule changes, reminder follow-ups and their turns.
+Builders spell the payloads in the official build's layout (pinned details
+SCH-PAYLOAD-LAYOUT and SCH-PAYLOAD-KEY-ORDER): the README names the event type
+and what a record contains, not the layout. A log seeded with them is a log
+the official build could have written, so only compat-level tests (pin
+SCH-LOG-INTEROP) seed them; so does :func:`dispatches`, which reads the
+official ``operation`` field. A readme-level test writes its logs through the
+implementation's own tools and changes them only in ways that need no layout:
+:func:`replace_scalar` (the same change about another id),
+:func:`add_field` (an extra field) and repeating or dropping whole events.
+
+Readers pick out of a raw event log the pieces the suite asserts on: schedule
+changes, reminder follow-ups and their turns.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
 from typing import Any
+
+from dsh_conformance.layout_free import json_scalars
 
 __all__ = [
     "BATCH_HEADER",
     "BATCH_INSTRUCTION",
     "CORRUPT",
     "INTERNAL",
+    "LOG_ENVELOPE_KEYS",
     "ONE_SHOT_HEADER",
     "ONE_SHOT_INSTRUCTION",
     "SCHEDULE_SOURCE",
     "START_MS",
     "UNCERTAIN_MESSAGE",
+    "add_field",
     "after_create",
     "at_create",
     "batch_framing",
@@ -30,9 +44,13 @@ __all__ = [
     "dispatches",
     "every_create",
     "flushes_of",
+    "instants_in",
+    "mapping_paths",
     "one_shot_framing",
     "reminder_messages",
     "reminder_texts",
+    "replace_scalar",
+    "reseed",
     "seed_log",
     "turn_number_of",
     "uncertain",
@@ -247,3 +265,73 @@ def batch_framing(reminders_json: str) -> str:
 def flushes_of(host: Any, session_id: str) -> list[Any]:
     """The host's flush records for one session."""
     return [record for record in host.flushes if record.session_id == session_id]
+
+
+# -- layout-free rewrites of logs an implementation wrote ---------------------------
+
+#: The envelope keys of a session event a reseeded copy keeps.
+LOG_ENVELOPE_KEYS = ("type", "seq", "time", "data")
+
+_RFC3339_UTC = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z")
+
+
+def instants_in(value: Any) -> set[int]:
+    """Epoch ms of every four-digit-year RFC 3339 UTC string among a JSON value's
+    scalars, whatever their keys and fraction digits (exact spelling: pinned
+    detail SCH-INSTANT-TEXT)."""
+    found = set()
+    for scalar in json_scalars(value):
+        if isinstance(scalar, str) and _RFC3339_UTC.fullmatch(scalar):
+            try:
+                moment = datetime.fromisoformat(scalar.replace("Z", "+00:00"))
+            except ValueError:
+                continue
+            found.add(round(moment.timestamp() * 1000))
+    return found
+
+
+def replace_scalar(value: Any, old: str, new: str) -> Any:
+    """``value`` with every string scalar equal to ``old`` (never a key) replaced by
+    ``new``: an implementation's change about one id, made about another. The README
+    says a delete or one-shot dispatch carries only the id, so nothing else in it
+    names the record."""
+    if isinstance(value, Mapping):
+        return {key: replace_scalar(child, old, new) for key, child in value.items()}
+    if isinstance(value, list):
+        return [replace_scalar(child, old, new) for child in value]
+    return new if value == old and isinstance(value, str) else value
+
+
+def mapping_paths(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """The path (keys and list indexes) of every JSON object in ``value``, outermost first."""
+    paths: list[tuple[Any, ...]] = []
+    if isinstance(value, Mapping):
+        paths.append(path)
+        for key, child in value.items():
+            paths += mapping_paths(child, (*path, key))
+    elif isinstance(value, list):
+        for index, child in enumerate(value):
+            paths += mapping_paths(child, (*path, index))
+    return paths
+
+
+def add_field(value: Any, path: tuple[Any, ...], key: str, extra: Any) -> Any:
+    """A copy of ``value`` whose object at ``path`` has one more field ``key``."""
+    if not path:
+        assert isinstance(value, Mapping) and key not in value, (value, key)
+        return {**value, key: extra}
+    head, *rest = path
+    if isinstance(value, Mapping):
+        return {k: add_field(v, tuple(rest), key, extra) if k == head else v
+                for k, v in value.items()}
+    return [add_field(v, tuple(rest), key, extra) if i == head else v
+            for i, v in enumerate(value)]
+
+
+def reseed(events: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Session events an agent logged, as a seed for ``create_agent(seed=...)``: the
+    envelope fields a seed carries, ``seq`` renumbered in log order."""
+    return [
+        {**{key: event[key] for key in LOG_ENVELOPE_KEYS if key in event}, "seq": seq}
+        for seq, event in enumerate(events)
+    ]
