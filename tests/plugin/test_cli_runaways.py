@@ -1,0 +1,92 @@
+"""Runaway fail-fast: after ``--dsh-max-runaways`` tests ran away (default 3)
+the run stops, says which, counts the rest as not run and does not conform;
+0 never stops; the same under pytest-xdist. Kit behaviour: no README sentence.
+
+The runaways raise :class:`RunawayError` themselves: no test here spends a
+real budget."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from typing import Any
+
+import pytest
+
+RUNAWAYS = textwrap.dedent(
+    """
+    import pytest
+    from pytest_dsh.virtual_loop import RunawayError
+
+    @pytest.mark.parametrize("n", range(6))
+    @pytest.mark.spec("TC-012")
+    def test_runs_away(n):
+        raise RunawayError(f"budget used up ({n})")
+
+    @pytest.mark.spec("TC-015")
+    def test_z_after():
+        pass
+    """
+)
+
+
+def _run(impls: pytest.Pytester, *args: str) -> tuple[pytest.RunResult, dict[str, Any]]:
+    impls.makepyfile(test_runaways=RUNAWAYS)
+    result = impls.runpytest_subprocess(
+        "--dsh-impl=impls:FULL", "--dsh-report=out.json", "-p", "no:randomly", *args
+    )
+    return result, json.loads((impls.path / "out.json").read_text("utf-8"))
+
+
+def _outcomes(document: dict[str, Any]) -> dict[str, int]:
+    counted: dict[str, int] = {}
+    for test in document["tests"]:
+        counted[test["outcome"]] = counted.get(test["outcome"], 0) + 1
+    return counted
+
+
+def test_the_run_stops_after_three_runaways_by_default(impls: pytest.Pytester) -> None:
+    result, document = _run(impls)
+    assert result.ret == 1
+    assert _outcomes(document) == {"failed": 3, "not run": 4}
+    assert document["verdict"]["overall"] == "does not conform"
+    assert document["verdict"]["exit_status"] == 1
+    result.stdout.fnmatch_lines(
+        ["*dsh: stopped after 3 runaways: test_runaways.py::test_runs_away[[]0[]], "
+         "test_runaways.py::test_runs_away[[]1[]], test_runaways.py::test_runs_away[[]2[]] "
+         "(--dsh-max-runaways 3)*"]
+    )
+    assert "verdict: does not conform (exit status 1)" in result.stdout.str()
+
+
+def test_the_limit_is_an_option_and_an_ini_value(impls: pytest.Pytester) -> None:
+    result, document = _run(impls, "--dsh-max-runaways=2")
+    assert _outcomes(document) == {"failed": 2, "not run": 5}
+    impls.makeini("[pytest]\ndsh_max_runaways = 4\n")
+    result, document = _run(impls)
+    assert _outcomes(document) == {"failed": 4, "not run": 3}
+    assert "stopped after 4 runaways" in result.stdout.str()
+
+
+def test_zero_never_stops(impls: pytest.Pytester) -> None:
+    result, document = _run(impls, "--dsh-max-runaways", "0")
+    assert _outcomes(document) == {"failed": 6, "passed": 1}
+    assert "stopped after" not in result.stdout.str() and result.ret == 1
+
+
+def test_a_negative_limit_is_a_usage_error(impls: pytest.Pytester) -> None:
+    impls.makepyfile(test_runaways=RUNAWAYS)
+    result = impls.runpytest("--dsh-impl=impls:FULL", "--dsh-max-runaways=-1")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--dsh-max-runaways cannot be negative*"])
+
+
+@pytest.mark.dsh_wall_budget(300)
+def test_a_parallel_run_stops_too(impls: pytest.Pytester) -> None:
+    result, document = _run(impls, "-n", "2")
+    outcomes = _outcomes(document)
+    # Each worker may finish the test it is running when the count is reached.
+    assert 3 <= outcomes["failed"] <= 4 and outcomes.get("passed", 0) == 0, outcomes
+    assert outcomes["not run"] == 7 - outcomes["failed"]
+    assert result.ret == 1 and document["verdict"]["exit_status"] == 1
+    assert "dsh: stopped after" in result.stdout.str()
