@@ -1,0 +1,74 @@
+"""The readme level of the whole suite assumes nothing the READMEs leave open.
+
+``relayout_impl.py`` is the reference changed in every detail the READMEs leave
+open (payload layout, which closed code a rejection gets, value and error
+field names, id spelling, the answer to an aborted call, the time-context
+spelling and load messages) and in nothing they state. A README-conforming
+implementation like it must conform at the readme level; the compat level must
+catch it, and its failures must name the pins that carry each difference.
+Both levels run in one separate process (the variant patches the reference
+where it is imported); the verdicts and pins are read from the JSON report.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+from collections import Counter
+from typing import Any
+
+import pytest
+
+# Runs the whole suite in another process: more than the default budget.
+pytestmark = pytest.mark.dsh_wall_budget(900)
+
+HERE = pathlib.Path(__file__).parent
+
+#: The pins that carry what the variant changes; a compat failure must name each.
+DIFFERING_PINS = frozenset({
+    "SCH-PAYLOAD-LAYOUT", "SCH-PAYLOAD-KEY-ORDER", "SCH-LOG-INTEROP", "SCH-CODE-MAPPING",
+    "SCH-VIEW-FIELDS", "SCH-VALUE-KEY-ORDER", "SCH-ERROR-VALUE-SHAPE", "SCH-ERROR-MESSAGES",
+    "SCH-AT-MESSAGES", "SCH-ABORT-ANSWER", "SCH-ID-FORMAT", "TC-TIMESTAMP-TEXT",
+    "TC-DURATION-TEXT", "TC-LOAD-MESSAGES", "TC-LOAD-CHECK-ORDER",
+})
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    path = tmp_path_factory.mktemp("relayout") / "report.json"
+    env = {**os.environ,
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")]))}
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "--pyargs", "dsh_conformance", "-q",
+         "-p", "no:cacheprovider", "-p", "no:randomly", "--no-header",
+         "--dsh-impl=relayout_impl:IMPLEMENTATION", "--dsh-level=all", f"--dsh-report={path}"],
+        capture_output=True, text=True, check=False, env=env, cwd=HERE,
+    )
+    assert path.exists(), done.stdout[-4000:] + done.stderr[-2000:]
+    document: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return document
+
+
+def _failed(report: dict[str, Any], level: str) -> list[dict[str, Any]]:
+    return [row for row in report["tests"]
+            if row["level"] == level and row["outcome"] in ("failed", "error")]
+
+
+def test_the_readme_level_conforms_on_a_variant_that_differs_in_every_pinned_detail(report):
+    failed = _failed(report, "readme")
+    by_file = Counter(row["id"].partition("::")[0] for row in failed)
+    first = [f"{row['id']}: {(row['message'] or '').splitlines()[:1]}" for row in failed[:15]]
+    assert report["verdict"]["levels"]["readme"]["verdict"] == "conforms", (
+        f"{len(failed)} readme-level tests assume a detail the READMEs leave open; "
+        f"per file {dict(by_file)}; first: " + "\n".join(first))
+    assert report["counts"]["passed"] > 0 and not report["collection_errors"]
+
+
+def test_the_compat_level_catches_the_variant_through_each_pin(report):
+    assert report["verdict"]["levels"]["compat"]["verdict"] == "does not conform"
+    named = {pin for row in _failed(report, "compat") for pin in row["pinned_details"]}
+    missing = sorted(DIFFERING_PINS - named)
+    assert not missing, f"no failing compat test names the pins {missing}; named {sorted(named)}"
