@@ -1,9 +1,14 @@
 """Replay the DST regression tables of ``dsh_fixtures`` through ``schedule_create``.
 
 Every case is a local ``{date, time, time_zone}`` at-selector near a UTC-offset
-transition of the pinned tzdata: inside a gap it must be rejected with
-``invalid_rule``; inside an overlap it must resolve to the earlier instant; just
+transition of the pinned tzdata: inside a gap it must be rejected (a closed code,
+nothing appended); inside an overlap it must resolve to the earlier instant; just
 before and after the affected window it must resolve to the one instant there is.
+The readme level reads the instant from the appended create record, which the
+README says contains scheduledAt (SCH-015), in any RFC 3339 UTC spelling. The
+compat level checks the official code of a gap (``invalid_rule``,
+SCH-CODE-MAPPING) and the official ``scheduledAt`` text (SCH-INSTANT-TEXT) of
+the same replay, which each zone runs once per session.
 
 By default each zone replays a deterministic sample of its transitions (the
 first, the last and every 17th); ``--dsh-dst-table=full`` replays all of them.
@@ -16,11 +21,13 @@ import datetime
 import functools
 import json
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 
 from dsh_conformance.expect import pinned, readme
+from dsh_conformance.layout_free import schedule_changes
+from dsh_conformance.schedule.tool_values import epoch_ms, instants_in, rejection_codes
 from dsh_fixtures import fixture_path
 
 pytestmark = [pytest.mark.dsh_requires("schedule")]
@@ -74,45 +81,110 @@ def _cases(zone: str, rows: list[dict[str, Any]]) -> Iterator[tuple[str, dict[st
             yield label, case
 
 
-def _replay(dsh_host_factory, zone: str, cases: list[tuple[str, dict[str, Any]]]) -> list[str]:
-    """Create every case; return one line per disagreement."""
+class _Outcome(NamedTuple):
+    """What one create of the replay showed, kept small (a full table has 246,708)."""
+
+    label: str
+    case: dict[str, Any]
+    codes: frozenset[str]
+    appended: int
+    instants: frozenset[int]
+    #: The value's own code and scheduledAt (the official field names), for compat.
+    code: object
+    scheduled_at: object
+
+
+def _replay(dsh_host_factory, zone: str, cases: list[tuple[str, dict[str, Any]]]) -> list[_Outcome]:
     host = dsh_host_factory(start_ms=_epoch_ms(_index()["replay_now"]))
     host.load_plugin("schedule")
-    problems: list[str] = []
+    outcomes: list[_Outcome] = []
     agent = None
+    count = 0
     for number, (label, case) in enumerate(cases):
         if number % CASES_PER_AGENT == 0:
-            agent = host.create_agent()
+            agent, count = host.create_agent(), 0
         assert agent is not None, "an agent is created for the first case"
         at = {"date": case["date"], "time": case["time"], "time_zone": zone}
         outcome = agent.call_tool("schedule_create", {"prompt": "dst", "at": at})
         value = outcome.value if not outcome.is_error else {"host_error": outcome.error}
-        if "scheduledAt" in case:
-            got = value.get("scheduledAt") if isinstance(value, dict) else value
-            if got != case["scheduledAt"]:
-                problems.append(f"{label}: expected {case['scheduledAt']}, got {value}")
-        elif not isinstance(value, dict) or value.get("code") != case["code"]:
-            problems.append(f"{label}: expected {case['code']} (gap), got {value}")
-    return problems
+        appended = schedule_changes(agent.events())[count:]
+        count += len(appended)
+        fields = value if isinstance(value, dict) else {}
+        outcomes.append(_Outcome(
+            label, case, frozenset(rejection_codes(value)), len(appended),
+            frozenset(ms for change in appended for ms in instants_in(change)),
+            fields.get("code", value), fields.get("scheduledAt", value)))
+    return outcomes
 
 
-@pytest.mark.spec("SCH-027", "SCH-028", "SCH-029", "SCH-030")
+_REPLAYS: dict[tuple[str, str, bool], list[_Outcome]] = {}
+
+
+def _outcomes(dsh_host_factory, request, zone: str) -> list[_Outcome]:
+    """The zone's replay, run once per session for both levels (it is deterministic)."""
+    full = request.config.getoption("dsh_dst_table") == "full"
+    key = (str(request.config.getoption("dsh_impl")), zone, full)
+    if key not in _REPLAYS:
+        rows = _sample(_transitions_by_zone()[zone], full)
+        _REPLAYS[key] = _replay(dsh_host_factory, zone, list(_cases(zone, rows)))
+    return _REPLAYS[key]
+
+
+def _readme_problem(outcome: _Outcome) -> str | None:
+    case = outcome.case
+    if "scheduledAt" in case:
+        if outcome.codes or outcome.appended != 1:
+            return (f"{outcome.label}: expected one create at {case['scheduledAt']}, got "
+                    f"codes {sorted(outcome.codes)} and {outcome.appended} appended changes")
+        if epoch_ms(case["scheduledAt"]) not in outcome.instants:
+            return (f"{outcome.label}: expected the create record to contain "
+                    f"{case['scheduledAt']}, got {outcome.scheduled_at}")
+        return None
+    if not outcome.codes or outcome.appended:
+        return (f"{outcome.label}: expected a rejection with a closed code and nothing "
+                f"appended (gap), got {outcome.code} and {outcome.appended} appended changes")
+    return None
+
+
+def _pinned_problem(outcome: _Outcome) -> str | None:
+    case = outcome.case
+    if "scheduledAt" in case:
+        if outcome.scheduled_at != case["scheduledAt"]:
+            return f"{outcome.label}: expected scheduledAt {case['scheduledAt']}, got " \
+                f"{outcome.scheduled_at}"
+    elif outcome.code != case["code"]:
+        return f"{outcome.label}: expected {case['code']} (gap), got {outcome.code}"
+    return None
+
+
+@pytest.mark.spec("SCH-015", "SCH-027", "SCH-028", "SCH-029", "SCH-030")
 @pytest.mark.parametrize("zone", _zone_names())
 def test_dst_table_zone(zone: str, dsh_host_factory, request) -> None:
-    full = request.config.getoption("dsh_dst_table") == "full"
-    rows = _sample(_transitions_by_zone()[zone], full)
-    problems = _replay(dsh_host_factory, zone, list(_cases(zone, rows)))
+    outcomes = _outcomes(dsh_host_factory, request, zone)
+    problems = [p for p in map(_readme_problem, outcomes) if p is not None]
     assert problems == [], readme(
         "SCH-027..SCH-030", f"every local time of the {zone} transition table to resolve to its "
         f"first instant or be rejected as a gap; {len(problems)} disagreements:\n"
         + "\n".join(problems[:20]))
 
 
+@pytest.mark.compat("SCH-CODE-MAPPING", "SCH-INSTANT-TEXT")
+@pytest.mark.spec("SCH-028", "SCH-029", "SCH-030")
+@pytest.mark.parametrize("zone", _zone_names())
+def test_dst_table_zone_official_values(zone: str, dsh_host_factory, request) -> None:
+    outcomes = _outcomes(dsh_host_factory, request, zone)
+    problems = [p for p in map(_pinned_problem, outcomes) if p is not None]
+    assert problems == [], pinned(
+        "SCH-CODE-MAPPING, SCH-INSTANT-TEXT", f"every gap of the {zone} table to answer its "
+        f"official code and every resolved time its official scheduledAt text; "
+        f"{len(problems)} disagreements:\n" + "\n".join(problems[:20]))
+
+
 def _curated() -> dict[str, Any]:
     return json.loads(fixture_path("dst", "curated.json").read_text("utf-8"))
 
 
-@pytest.mark.spec("SCH-026", "SCH-027", "SCH-028", "SCH-029", "SCH-030")
+@pytest.mark.spec("SCH-015", "SCH-026", "SCH-027", "SCH-028", "SCH-029", "SCH-030")
 @pytest.mark.parametrize("case", _curated()["cases"], ids=lambda case: case["id"])
 def test_dst_curated_case(case: dict[str, Any], dsh_host_factory) -> None:
     host = dsh_host_factory(start_ms=_epoch_ms(_curated()["replay_now"]))
@@ -122,16 +194,19 @@ def test_dst_curated_case(case: dict[str, Any], dsh_host_factory) -> None:
     outcome = agent.call_tool("schedule_create", {"prompt": case["id"], "at": at})
     assert outcome.is_error is False, readme("SCH-039", "a Schedule value, not a host error",
                                              outcome.error)
+    appended = schedule_changes(agent.events())
     if "scheduledAt" in case:
-        observed = outcome.value.get("scheduledAt", outcome.value)
-        assert observed == case["scheduledAt"], readme(
-            "SCH-027..SCH-030", f"{case['scheduledAt']} ({case['note']})", outcome.value)
+        instants = {ms for change in appended for ms in instants_in(change)}
+        assert len(appended) == 1 and epoch_ms(case["scheduledAt"]) in instants, readme(
+            "SCH-015, SCH-027..SCH-030", f"one create record containing {case['scheduledAt']} "
+            f"({case['note']})", (outcome.value, appended))
     else:
-        assert outcome.value.get("code") == case["code"], readme(
-            "SCH-026, SCH-028", f"{case['code']} ({case['note']})", outcome.value)
+        assert rejection_codes(outcome.value) and appended == [], readme(
+            "SCH-026, SCH-028, SCH-039", f"a rejection with a closed code, nothing appended "
+            f"({case['note']})", (outcome.value, appended))
 
 
-@pytest.mark.compat("SCH-AT-MESSAGES")
+@pytest.mark.compat("SCH-AT-MESSAGES", "SCH-CODE-MAPPING")
 @pytest.mark.spec("SCH-028")
 @pytest.mark.parametrize(
     "case", [c for c in _curated()["cases"] if "scheduledAt" not in c], ids=lambda c: c["id"]
@@ -144,3 +219,18 @@ def test_dst_curated_gap_has_the_official_message(case: dict[str, Any], dsh_host
     expected = {"code": case["code"], "message": GAP_MESSAGE}
     assert value.value == expected, pinned("SCH-AT-MESSAGES", f"exactly {expected}",
                                            value.value)
+
+
+@pytest.mark.compat("SCH-INSTANT-TEXT")
+@pytest.mark.spec("SCH-029", "SCH-030")
+@pytest.mark.parametrize(
+    "case", [c for c in _curated()["cases"] if "scheduledAt" in c], ids=lambda c: c["id"]
+)
+def test_dst_curated_time_has_the_official_text(case: dict[str, Any], dsh_host_factory) -> None:
+    host = dsh_host_factory(start_ms=_epoch_ms(_curated()["replay_now"]))
+    host.load_plugin("schedule")
+    at = {"date": case["date"], "time": case["time"], "time_zone": case["zone"]}
+    value = host.create_agent().call_tool("schedule_create", {"prompt": case["id"], "at": at})
+    observed = value.value.get("scheduledAt") if isinstance(value.value, dict) else value
+    assert observed == case["scheduledAt"], pinned(
+        "SCH-INSTANT-TEXT", f"scheduledAt exactly {case['scheduledAt']}", value.value)
