@@ -573,7 +573,7 @@ MUTANTS: dict[str, Mutant] = {
         _patch(tools, "corrupt_log_result", _corrupt_as_internal)),
     "uncertain-result-omits-the-id": Mutant(
         "persistence_uncertain never names the written id", S_TRANSACTIONS,
-        "test_a_held_barrier_released_as_a_failure_reports_the_kept_create",
+        "test_a_held_barrier_released_as_a_failure_names_the_kept_id",
         _patch(tools, "persistence_uncertain_result", _uncertain_without_id)),
     "tool-results-ascii-escaped": Mutant(
         "tool values escape non-ASCII", S_MODEL,
