@@ -133,7 +133,9 @@ def test_the_json_report_has_the_causes_and_still_every_row(five_bugs_run):
     assert dst["requirement"]["sentences"][0]["text"].startswith("Missing time_zone")
     assert dst["summary"].startswith('AssertionError: README SCH-026 ("…") requires the reminder '
                                      "to fire at <time>; observed {'id': '…', 'fired_ms': <n>}")
-    assert dst["representative"]["rerun"].startswith("pytest test_five_bugs.py::test_dst_rows")
+    assert dst["representative"]["rerun"].startswith(
+        "pytest 'test_five_bugs.py::test_dst_rows[Zone/Number0]' --dsh-impl=impls:FULL"
+    )
 
 
 def test_the_html_report_folds_all_but_one_failure_per_cause(five_bugs_run):

@@ -74,8 +74,9 @@ def test_report_md_shows_a_hostile_name_version_id_and_message_literally(hostile
     outside = re.sub(r"(`+)(?!`).*?(?<!`)\1(?!`)", "", outside)
     tags = set(re.findall(r"<(/?[a-z]+)", outside))
     assert tags <= {"a", "/a", "br", "details", "/details", "summary", "/summary"}, tags
-    # The test id (with | in it) stays in one table cell and one code span.
-    assert "`test_hostile.py::test_markup[<b>x</b>\\|y]`" in markdown
+    # The test id is one code span: in a heading as is, in a table cell with \|.
+    assert "#### `test_hostile.py::test_markup[<b>x</b>|y]`" in markdown
+    assert "| `test_hostile.py::test_markup` [readme]: 1 failed |" in markdown
     assert "observed <script>alert(1)</script> and | <b>x</b>|y **bold**" in markdown  # fenced
 
 

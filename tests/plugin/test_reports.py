@@ -73,7 +73,7 @@ def test_markdown_shows_the_failure_the_rerun_and_both_languages(failing_run):
         "### 1. readme TC-012 (refreshIntervalMs must be a non-negative safe integer.)"
         in markdown
     )
-    assert "First: `test_failing.py::test_interval_must_be_safe` (failed)" in markdown
+    assert "#### `test_failing.py::test_interval_must_be_safe`\n\nfailed;" in markdown
     assert "AssertionError: refreshIntervalMs -1 was accepted" in markdown
     assert "pytest test_failing.py::test_interval_must_be_safe --dsh-impl=impls:FULL" in markdown
     assert "### time-context: Configuration (配置)" in markdown
