@@ -61,7 +61,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import IO, Any, Final
 
 import pytest_dsh
 from pytest_dsh.npm._specs import PackageSpec
@@ -282,6 +282,78 @@ def _publish(staging: Path, folder: Path) -> Path:
     return folder
 
 
+# -- installs in use ---------------------------------------------------------
+
+#: A file in each install that every process using the install holds a shared
+#: lock on, for its whole life (the lock dies with the process).
+IN_USE: Final = ".dsh-in-use"
+_pins: dict[Path, IO[bytes]] = {}
+
+
+def _pinned(folder: Path) -> dict[str, object] | None:
+    """The manifest of a published install, pinned for this process's life
+    (None when there is none): taken before the manifest is read, so an
+    install never disappears under a process that resolved it."""
+    if folder in _pins:
+        return _read_manifest(folder)
+    if _read_manifest(folder) is None:
+        return None
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows: installs are never dropped
+        return _read_manifest(folder)
+    try:
+        handle = open(folder / IN_USE, "a+b")  # noqa: SIM115 - held for the process life
+    except OSError:
+        return None
+    fcntl.flock(handle, fcntl.LOCK_SH)
+    manifest = _read_manifest(folder)
+    if manifest is None:  # dropped while we waited
+        handle.close()
+        return None
+    _pins[folder] = handle
+    return manifest
+
+
+def _drop_superseded(root: Path, folder: Path, manifest: Mapping[str, object]) -> list[Path]:
+    """Remove the older installs of the same request (a folder or tarball
+    since changed, an older kit) that no live process uses; returns them."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows: no way to know who uses one
+        return []
+    prefix = folder.name.rsplit("-", 1)[0] + "-"
+    dropped = []
+    for other in sorted(root.iterdir()):
+        if other == folder or not other.name.startswith(prefix) or other.name.count("-") != (
+            folder.name.count("-")
+        ):
+            continue
+        found = _read_manifest(other)
+        if found is None or any(
+            found.get(field) != manifest.get(field) for field in ("asked", "host", "scripts")
+        ):
+            continue
+        try:
+            handle = open(other / IN_USE, "a+b")  # noqa: SIM115 - closed below
+        except OSError:
+            continue
+        with handle:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                continue  # a live run uses it
+            aside = root / STAGING / f"{other.name}.superseded.{secrets.token_hex(4)}"
+            aside.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                other.rename(aside)
+            except OSError:
+                continue
+        shutil.rmtree(aside, ignore_errors=True)
+        dropped.append(other)
+    return dropped
+
+
 # -- npm ---------------------------------------------------------------------
 
 
@@ -482,11 +554,11 @@ def install_packages(
         "scripts": scripts,
     })
     folder = root / f"{_slug(specs)}-{key}"
-    manifest = _read_manifest(folder)
+    manifest = _pinned(folder)
     if manifest is not None:
         return _runtime(folder, manifest)
     with _locked(root / f".{key}.lock"):
-        manifest = _read_manifest(folder)
+        manifest = _pinned(folder)
         if manifest is not None:
             return _runtime(folder, manifest)
         base = _base_install(root, source, profile, _npm, progress)
@@ -525,8 +597,9 @@ def install_packages(
             _publish(staging, folder)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
-        published = _read_manifest(folder)
+        published = _pinned(folder)
         assert published is not None
+        _drop_superseded(root, folder, published)
         return _runtime(folder, published)
 
 

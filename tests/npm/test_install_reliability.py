@@ -210,6 +210,15 @@ def test_a_folder_edited_while_a_run_uses_it_installs_beside_the_old_one(cache, 
     assert (pinned.folder / MANIFEST).is_file()
 
 
+def test_an_install_superseded_by_an_edit_is_removed_once_no_run_uses_it(cache, tmp_path):
+    plugin = _plugin(tmp_path, "acme-superseded")
+    old = _finished(_installer(plugin, cache))  # that run has ended
+    (plugin / "index.js").write_text("export function apply(ctx) { /* edited */ }\n")
+    new = install_packages([parse_spec("schedule", str(plugin))], cache_root=cache)
+    assert new.folder != old and (new.folder / MANIFEST).is_file()
+    assert not old.exists()
+
+
 def _marks(cache: Path, tmp_path: Path, name: str, *, scripts: bool) -> set[str]:
     plugin = _plugin(tmp_path, name, scripts=_LIFECYCLE)
     marks = tmp_path / f"{name}-marks"
