@@ -10,8 +10,8 @@ write ``report.html``, ``report.json`` and ``report.md``, print the verdict.
 It is pytest underneath (``pytest --pyargs dsh_conformance --dsh-impl=NAME
 --dsh-report=DIR -n N ...``); arguments after ``--`` go to pytest unchanged. The
 exit status is the verdict's: 0 conforms (with or without known failures),
-1 does not conform, 6 not assessed, 4 a usage error (pytest's own codes
-otherwise).
+1 does not conform, 6 not assessed; pytest's own statuses claim no verdict:
+4 a usage error, 2 interrupted (Ctrl-C), 3 an internal error.
 
 ``--workers N|auto`` spreads the tests over N processes with pytest-xdist
 (``-n N``); ``auto``, the default, is the number of CPUs this process may use,
@@ -83,8 +83,8 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--impl", required=True, metavar="NAME",
-        help="implementation: a dsh.impl entry-point name (reference, official) or "
-        "package.module:attribute",
+        help="implementation: a dsh.impl entry-point name (reference, official), npm "
+        "(the packages given with --npm) or package.module:attribute",
     )
     parser.add_argument(
         "--report", default="dsh-report", metavar="DIR",
@@ -102,7 +102,18 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--npm", action="append", default=[], metavar="PLUGIN=SPEC",
-        help="npm package to test for a plugin, passed to pytest as --dsh-npm (repeatable)",
+        help="with --impl npm: the package under test for a role, schedule=SPEC or "
+        "time-context=SPEC, SPEC a folder, a tarball or name@version; give the roles your "
+        "packages provide (repeatable; pytest --dsh-npm)",
+    )
+    parser.add_argument(
+        "--no-invariant", action="store_true",
+        help="with --impl npm: do not test the packages' ./invariant companions, their tests "
+        "are skipped (a package without the export is detected; pytest --dsh-npm-no-invariant)",
+    )
+    parser.add_argument(
+        "--max-runaways", type=int, default=None, metavar="N",
+        help="stop after N tests ran away, 0 never (default 3; pytest --dsh-max-runaways)",
     )
     parser.add_argument(
         "--npm-scripts", action="store_true",
@@ -140,6 +151,10 @@ def pytest_arguments(
     if options.keyword:
         args += ["-k", options.keyword]
     args += [f"--dsh-npm={spec}" for spec in options.npm]
+    if options.no_invariant:
+        args.append("--dsh-npm-no-invariant")
+    if options.max_runaways is not None:
+        args.append(f"--dsh-max-runaways={options.max_runaways}")
     if options.npm_scripts:
         args.append("--dsh-npm-scripts")
     if options.host:
@@ -154,13 +169,44 @@ def pytest_arguments(
     return [*args, *extra], report
 
 
+#: pytest's own statuses: the run stopped before a verdict could be given.
+_NO_VERDICT: Final = {2: "interrupted", 3: "internal error", USAGE_ERROR: "usage error"}
+
+
+def _written_since(path: pathlib.Path, before: int | None) -> bool:
+    """Whether ``path`` was written after its modification time ``before``
+    (``None``: it did not exist): a report left by an earlier run is not this
+    run's verdict."""
+    try:
+        return before is None or path.stat().st_mtime_ns != before
+    except OSError:
+        return False
+
+
+def _mtime(path: pathlib.Path) -> int | None:
+    try:
+        return path.stat().st_mtime_ns
+    except OSError:
+        return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args, report = pytest_arguments(sys.argv[1:] if argv is None else argv)
     import pytest
 
-    status = int(pytest.main(args))
     summary = report / "report.json"
-    if summary.is_file():
+    before = _mtime(summary)
+    status = int(pytest.main(args))
+    if status in _NO_VERDICT:
+        detail = {
+            2: "the run was stopped before it finished",
+            3: "pytest failed inside itself (see the traceback above)",
+            USAGE_ERROR: "see the error above; nothing was assessed",
+        }[status]
+        print(f"dsh-conformance: {_NO_VERDICT[status]} (exit status {status}): {detail}; "
+              "no verdict", file=sys.stderr)
+        return status
+    if summary.is_file() and _written_since(summary, before):
         document = json.loads(summary.read_text("utf-8"))
         print(f"dsh-conformance: {document['verdict']['overall']} "
               f"(exit status {document['verdict']['exit_status']})")

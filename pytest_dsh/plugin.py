@@ -335,6 +335,9 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     readmes = readme_line(readme_versions())
     if readmes is not None:  # the README texts the suite checks
         lines.append(f"dsh: {readmes}")
+    notes = getattr(implementation, "notes", None)
+    if callable(notes):  # e.g. an npm package's companion left out
+        lines.extend(f"dsh: {note}" for note in notes())
     if implementation is not None:
         source = run.expectations_file.source if run.expectations_file else "the implementation"
         lines.append(

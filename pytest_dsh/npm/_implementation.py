@@ -34,12 +34,15 @@ _ROLE_CAPABILITIES: Final = {
 }
 
 
-def default_capabilities(roles: Iterable[str]) -> frozenset[str]:
+def default_capabilities(roles: Iterable[str], *, companions: bool = True) -> frozenset[str]:
     """What a package set declares when the author does not say: each role
-    and its invariant companion, plus ``process-zone``."""
+    and (unless ``companions`` is false) its invariant companion, plus
+    ``process-zone``."""
     found = {"process-zone"}
     for role in roles:
         found |= _ROLE_CAPABILITIES.get(role, frozenset())
+        if not companions:
+            found.discard(f"{role}-invariant")
     return frozenset(found)
 
 
@@ -56,6 +59,9 @@ class NodeImplementation:
     are this implementation's own known failures: nothing is inherited.
     ``npm_overrides`` is written into the install's ``package.json``
     ``overrides`` (for a package whose declared peer ranges are too narrow).
+    ``companions`` false leaves the ``./invariant`` companions untested; with
+    the default capabilities, a package found without that export is tested
+    without it too (:meth:`notes` says so).
     ``cache_dir`` overrides the npm cache root (see ``docs/validate-your-npm-plugin.md``).
     ``host`` is the DSH host version the bridge runs on (a profile of
     :mod:`pytest_dsh.npm.hosts`; default the pinned one, ``--dsh-host``).
@@ -70,9 +76,14 @@ class NodeImplementation:
     cache_dir: Path | None = None
     base: Path | None = None
     host: str = DEFAULT_HOST
+    companions: bool = True
     _prepared: dict[str, BridgeRuntime] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
+    #: Whether ``capabilities`` were given (else the defaults, narrowed by
+    #: what the packages turn out to export).
+    _declared: bool = field(default=False, init=False, repr=False, compare=False)
+    _notes: list[str] = field(default_factory=list, init=False, repr=False, compare=False)
 
     def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
         # Hypothesis prints a failing example's arguments field by field,
@@ -86,8 +97,24 @@ class NodeImplementation:
                 f"packages must map roles {', '.join(ROLES)} to package specs; "
                 f"got {unknown or 'none'}"
             )
+        object.__setattr__(self, "_declared", bool(self.capabilities))
         if not self.capabilities:
-            object.__setattr__(self, "capabilities", default_capabilities(self.packages))
+            object.__setattr__(
+                self,
+                "capabilities",
+                default_capabilities(self.packages, companions=self.companions),
+            )
+        if not self.companions:
+            self._notes.extend(
+                f"{role} companion ./invariant: not tested (--dsh-npm-no-invariant), "
+                "its tests skipped"
+                for role in sorted(self.packages)
+            )
+
+    def notes(self) -> tuple[str, ...]:
+        """What the header says about the packages beyond name and version
+        (a companion left out, and why)."""
+        return tuple(self._notes)
 
     def specs(self) -> list[PackageSpec]:
         """The packages, read (local folders and tarballs are opened here)."""
@@ -126,9 +153,34 @@ class NodeImplementation:
             host=profile.version,
             scripts=scripts,
         )
-        check_packages(runtime, specs)
+        reports = check_packages(runtime, specs)
+        self._settle_companions(specs, reports)
         self._prepared["runtime"] = runtime
         return runtime
+
+    def _settle_companions(
+        self, specs: list[PackageSpec], reports: Mapping[str, Mapping[str, Any]]
+    ) -> None:
+        """Drop the companion capability of a package without ``./invariant``
+        (its tests are then skipped with the reason), or refuse a declared one."""
+        from pytest_dsh.npm.errors import NotADshPluginError
+
+        for spec in specs:
+            companion = f"{spec.role}-invariant"
+            if reports.get(spec.role, {}).get("invariant", True) or (
+                companion not in self.capabilities
+            ):
+                continue
+            if self._declared:
+                raise NotADshPluginError(
+                    f"{spec.role}={spec.text} has no ./invariant export, yet the "
+                    f"implementation declares {companion!r}; add the export or drop the "
+                    "capability"
+                )
+            object.__setattr__(self, "capabilities", self.capabilities - {companion})
+            self._notes.append(
+                f"{spec.role} companion ./invariant: not provided, its tests skipped"
+            )
 
     def open_host(
         self, *, start_ms: int, withhold: frozenset[str] = frozenset()

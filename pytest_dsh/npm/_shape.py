@@ -33,10 +33,13 @@ def describe_problem(spec: PackageSpec, report: Mapping[str, Any] | None) -> str
     return text
 
 
-def check_packages(runtime: BridgeRuntime, specs: Sequence[PackageSpec]) -> None:
+def check_packages(
+    runtime: BridgeRuntime, specs: Sequence[PackageSpec]
+) -> Mapping[str, Mapping[str, Any]]:
     """Start a bridge on ``runtime`` and raise
     :class:`~pytest_dsh.npm.errors.NotADshPluginError` listing every package
-    that is not a usable DSH plugin."""
+    that is not a usable DSH plugin; else return the bridge's report per role
+    (``invariant`` says whether it has an ``./invariant`` companion)."""
     from pytest_dsh.official._process import acquire_process, release_process
 
     process = acquire_process(runtime)
@@ -51,3 +54,4 @@ def check_packages(runtime: BridgeRuntime, specs: Sequence[PackageSpec]) -> None
         release_process(process)
     if problems:
         raise NotADshPluginError("not a DSH plugin package:\n" + "\n".join(problems))
+    return reports

@@ -7,6 +7,10 @@
 ``--dsh-npm-cache PATH`` / ini ``dsh_npm_cache``
     Where installs are kept (default ``$DSH_NPM_CACHE``, else the user cache
     directory, ``~/.cache/pytest-dsh/npm`` on Linux).
+``--dsh-npm-no-invariant`` / ini ``dsh_npm_no_invariant``
+    Do not test the packages' ``./invariant`` companions: their tests are
+    skipped with the reason. A package without that export is detected when
+    it is checked, and tested without it as well.
 ``--dsh-npm-scripts`` / ini ``dsh_npm_scripts``
     Let npm run the packages' lifecycle scripts (off by default).
 ``--dsh-host VERSION`` / ini ``dsh_host``
@@ -83,6 +87,19 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help=f"the DSH host the npm bridge runs on: {', '.join(HOST_PROFILES)} "
         f"(default {DEFAULT_HOST}; ini: dsh_host)",
     )
+    group.addoption(
+        "--dsh-npm-no-invariant",
+        dest="dsh_npm_no_invariant",
+        action="store_true",
+        default=None,
+        help="with --dsh-impl=npm: do not test the packages' ./invariant companions (their "
+        "tests are skipped; a package without the export is detected by itself; "
+        "ini: dsh_npm_no_invariant)",
+    )
+    parser.addini(
+        "dsh_npm_no_invariant", "do not test ./invariant companions (see --dsh-npm-no-invariant)",
+        type="bool", default=False,
+    )
     parser.addini("dsh_npm", "packages for --dsh-impl=npm, one ROLE=SPEC per line", type="linelist")
     parser.addini("dsh_npm_scripts", "let npm run lifecycle scripts (see --dsh-npm-scripts)",
                   type="bool", default=False)
@@ -138,6 +155,10 @@ def implementation_for(config: pytest.Config, name: str) -> Implementation | Non
     if name.strip() != IMPL_NAME:
         if config.getoption("dsh_npm"):
             raise ImplementationError(f"--dsh-npm only applies with --dsh-impl={IMPL_NAME}")
+        if config.getoption("dsh_npm_no_invariant"):
+            raise ImplementationError(
+                f"--dsh-npm-no-invariant only applies with --dsh-impl={IMPL_NAME}"
+            )
         return None
     if not entries:
         raise ImplementationError(
@@ -151,10 +172,16 @@ def implementation_for(config: pytest.Config, name: str) -> Implementation | Non
         version=" + ".join(spec.version or "?" for spec in specs),
         packages=packages,
         base=base,
+        companions=not _no_invariant(config),
     )
     # Frozen dataclass fields are read-only, the protocol's attributes settable:
     # structurally the same for every use the kit makes of them.
     return cast(Implementation, implementation)
+
+
+def _no_invariant(config: pytest.Config) -> bool:
+    given = config.getoption("dsh_npm_no_invariant")
+    return bool(given) if given is not None else bool(config.getini("dsh_npm_no_invariant"))
 
 
 def _cache_root(config: pytest.Config) -> Path | None:
