@@ -99,9 +99,15 @@ Session.prototype.append = function appendWithFaults(type, ...rest) {
 
 // An agent-created listener that throws vetoes the agent (the driver's
 // AgentVetoedError); the errors that escaped an announcement are remembered.
+// An agent is patched and, when the driver is creating it, given its record
+// as it is announced, before any agent-created listener runs: what a plugin
+// does while the creation settles meets the same seams, counters, trace and
+// request record as its later work.
 const vetoes = new WeakSet()
 const originalAnnounce = AgentRegistry.prototype.announce
 AgentRegistry.prototype.announce = function announceWatched(agent) {
+  patchAgent(agent)
+  if (currentProcess?.alive) currentProcess.host.announced(agent)
   try {
     return originalAnnounce.call(this, agent)
   } catch (error) {
@@ -147,8 +153,23 @@ function readFault(kind) {
 
 /** Record one trace entry when the live host traces (see pytest_dsh/trace.py). */
 function trace(kind, subject, detail = '') {
+  traceEntry(kind, subject, detail)
+}
+
+/** `trace`, returning the entry recorded (null when none was) for `untrace`. */
+function traceEntry(kind, subject, detail = '') {
   const host = currentProcess?.alive ? currentProcess.host : null
-  if (host?.tracing) host.traceEntries.push({ kind, subject, detail })
+  if (!host?.tracing) return null
+  const entry = { kind, subject, detail }
+  host.traceEntries.push(entry)
+  return entry
+}
+
+/** Take back an entry of an operation that turned out not to happen. */
+function untrace(entry) {
+  const entries = currentProcess?.host.traceEntries
+  const index = entry === null || entries === undefined ? -1 : entries.lastIndexOf(entry)
+  if (index >= 0) entries.splice(index, 1)
 }
 
 // Timers a plugin arms or cancels (its own code calls setTimeout/clearTimeout).
@@ -192,9 +213,16 @@ function patchAgent(agent) {
     if (currentProcess?.alive && currentProcess.faults.followupFails()) {
       throw new Error('followup rejected by the fault plan')
     }
-    const result = followup.call(this, message)
-    trace('followup', this.session.id)
-    return result
+    // Recorded when the call is made, before whatever the official agent
+    // does inside it (its inbox append), as the Python host records it; a
+    // call the agent refuses leaves no entry.
+    const entry = traceEntry('followup', this.session.id)
+    try {
+      return followup.call(this, message)
+    } catch (error) {
+      untrace(entry)
+      throw error
+    }
   }
   proto.runMaintenance = function countedMaintenance(task) {
     if (currentProcess?.alive && currentProcess.faults.maintenanceFails()) {
@@ -305,11 +333,12 @@ async function drive(promise) {
 // -- agents --------------------------------------------------------------------
 
 class AgentRecord {
-  constructor(host, handleId, handle, isRoot) {
+  constructor(host, handleId, agent, isRoot) {
     this.host = host
     this.handleId = handleId
-    this.handle = handle
-    this.agent = handle.agent
+    /** The creation handle (`dispose()`), set once the creation settled. */
+    this.handle = null
+    this.agent = agent
     this.proc = host.proc
     this.isRoot = isRoot
     this.script = []
@@ -573,6 +602,8 @@ export class Host {
     this.preregistered = []
     this.registrations = new Map()
     this.proc = null
+    /** The creation in progress: {sessionId, isRoot, record} (see `adopt`). */
+    this.creating = null
   }
 
   // -- tool registry introspection
@@ -760,14 +791,47 @@ export class Host {
 
   // -- agents
 
-  async adopt(promise, isRoot) {
-    const handle = await drive(promise)
+  /**
+   * Create an agent on session `sessionId` with `create()` (the official
+   * create or resume) and wait for it. Its record exists from its
+   * announcement on (see `announced`), so model requests of its first turns
+   * are recorded; a creation that fails leaves no record behind.
+   */
+  async adopt(sessionId, create, isRoot) {
+    const creating = { sessionId, isRoot, record: null }
+    this.creating = creating
+    let handle
+    try {
+      handle = await drive(create())
+    } catch (error) {
+      if (creating.record !== null) this.records.delete(creating.record.handleId)
+      throw error
+    } finally {
+      if (this.creating === creating) this.creating = null
+    }
     patchAgent(handle.agent)
-    const handleId = `h${++this.handles}`
-    const record = new AgentRecord(this, handleId, handle, isRoot)
-    this.records.set(handleId, record)
+    let record = creating.record
+    if (record === null || record.agent !== handle.agent) {
+      if (record !== null) this.records.delete(record.handleId)
+      record = this.newRecord(handle.agent, isRoot)
+    }
+    record.handle = handle
     await settle()
     return record
+  }
+
+  newRecord(agent, isRoot) {
+    const handleId = `h${++this.handles}`
+    const record = new AgentRecord(this, handleId, agent, isRoot)
+    this.records.set(handleId, record)
+    return record
+  }
+
+  /** The registry announces `agent`: the one being created gets its record now. */
+  announced(agent) {
+    const creating = this.creating
+    if (creating == null || creating.record !== null || agent.session?.id !== creating.sessionId) return
+    creating.record = this.newRecord(agent, creating.isRoot)
   }
 
   async createAgent({ sessionId, seed, parent, seedLength }) {
@@ -785,7 +849,7 @@ export class Host {
       ...(seed === undefined || seed === null ? {} : { seed: toOfficialSeed(seed) }),
     }
     try {
-      return await this.adopt(owner.agents.create(options), parent === undefined || parent === null)
+      return await this.adopt(sid, () => owner.agents.create(options), parent === undefined || parent === null)
     } catch (error) {
       if (vetoes.has(error)) throw new BridgeError('AgentVetoedError', describe(error), { agent_id: sid })
       throw error
@@ -802,7 +866,7 @@ export class Host {
       seed: events,
       meta: { ...creationMeta(), parentSession: source.id, seedLength: events.length },
     }
-    return this.adopt(this.proc.ctx.agents.create(options), true)
+    return this.adopt(sid, () => this.proc.ctx.agents.create(options), true)
   }
 
   async resume(sessionId) {
@@ -811,7 +875,7 @@ export class Host {
       throw new BridgeError('ValueError', `session '${sessionId}' is already live`)
     }
     const options = { resumeSessionId: SessionId(sessionId), agentOptions: AGENT_OPTIONS }
-    return this.adopt(this.proc.ctx.agents.resume(options), true)
+    return this.adopt(sessionId, () => this.proc.ctx.agents.resume(options), true)
   }
 
   async dispose(handleId) {

@@ -45,3 +45,27 @@ def open_host(request: pytest.FixtureRequest) -> Iterator[OpenHost]:
 @pytest.fixture
 def host(open_host: OpenHost) -> HostDriver:
     return open_host()
+
+
+@pytest.fixture
+def fresh_host(open_host: OpenHost, request: pytest.FixtureRequest) -> Iterator[HostDriver]:
+    """A host whose bridge leg runs in a Node process no earlier host used, so
+    whatever the bridge sets up once per process (patched prototypes, say) is
+    not yet in place when its first agent starts."""
+    if request.node.callspec.params["open_host"] == "python":
+        yield open_host()
+        return
+    from pytest_dsh.official import _process
+
+    monkeypatch = pytest.MonkeyPatch()
+    pool: dict[object, list[object]] = {}
+    monkeypatch.setattr(_process, "_idle", pool)
+    try:
+        host = open_host()
+        yield host
+        host.close()
+    finally:
+        monkeypatch.undo()
+        for processes in pool.values():
+            for process in processes:
+                process.close()  # type: ignore[attr-defined]

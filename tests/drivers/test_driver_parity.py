@@ -515,3 +515,22 @@ def test_a_disposed_agent_has_no_tools_left(host):
     agent.dispose()
     assert agent.tool_output_schemas() == {}
     assert agent.tool_names() == []
+
+
+def test_a_follow_up_is_traced_when_the_call_is_made(host):
+    agent = host.create_agent()
+    host.start_trace()
+    agent.prompt("hello")
+    entries = host.trace()
+    # before anything the host does for it (the official inbox append, the turn)
+    assert entries[0] == TraceEntry("followup", agent.session_id)
+    assert [e.kind for e in entries].count("followup") == 1
+
+
+def test_a_refused_follow_up_leaves_no_trace_entry(host):
+    agent = host.create_agent()
+    host.start_trace()
+    host.faults.fail_followups()
+    with pytest.raises(Exception, match="followup rejected by the fault plan"):
+        agent.prompt("hello")
+    assert [e.kind for e in host.trace()] == []
