@@ -78,6 +78,8 @@ def test_the_wheel_ships_the_bridge_without_node_modules(venv):
         p.name for p in bridge.iterdir()
     }
     assert (bridge / "lib" / "packages.mjs").is_file()
+    # Every host profile's lockfile ships with the bridge (--dsh-host).
+    assert (bridge / "hosts" / "0.1.1-rc.2" / "package-lock.json").is_file()
     assert not (bridge / "node_modules").exists()
 
 
@@ -124,6 +126,30 @@ def test_official_without_a_bridge_or_npm_is_one_usage_error(venv, kit, tmp_path
     assert done.returncode == 4, output[-3000:]
     assert output.count("ERROR: --dsh-impl:") == 1
     assert "npm was not found on PATH" in output
+
+
+@pytest.mark.parametrize("allowed", [False, True], ids=["scripts-off", "scripts-on"])
+def test_lifecycle_scripts_run_only_when_allowed(venv, kit, tmp_path, allowed):
+    """The example with a postinstall script, installed by a user's run: the
+    script runs only under --dsh-npm-scripts, with the run's environment."""
+    import json
+
+    plugin = tmp_path / "plugin"
+    shutil.copytree(kit.EXAMPLE, plugin)
+    manifest = json.loads((plugin / "package.json").read_text("utf-8"))
+    manifest["scripts"] = {"postinstall": "node -e \"require('fs').writeFileSync("
+                           "process.env.DSH_TEST_MARK, 'ran')\""}
+    (plugin / "package.json").write_text(json.dumps(manifest), "utf-8")
+    mark = tmp_path / "postinstall-ran"
+    run = kit.run_suite(
+        [str(venv.suite_dir / "schedule" / "test_management_tools.py"),
+         f"--rootdir={venv.suite_dir}", "-k", "test_list_and_delete_ignore_extra_argument_keys",
+         "--dsh-impl=npm", "--dsh-npm", f"schedule={plugin}",
+         *(["--dsh-npm-scripts"] if allowed else [])],
+        cwd=tmp_path, env=venv.env(kit, DSH_TEST_MARK=str(mark)), python=venv.python,
+    )
+    assert run.outcomes and run.ids("error") == set(), run.output[-3000:]
+    assert mark.exists() is allowed, run.output[-3000:]
 
 
 def _doc_commands() -> list[str]:
