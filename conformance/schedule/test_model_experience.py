@@ -256,8 +256,8 @@ def test_one_shot_framing_json_escapes_the_id(dsh_host_factory, schedule_id, id_
         f"schedule_id_json: {id_json}\n"
         "occurrence_at: 2026-01-01T00:01:00.000Z\n"
         'reminder_prompt_json: "Hi"'
-    ], readme(
-        "SCH-068",
+    ], pinned(
+        "SCH-LOG-INTEROP",
         "one shot framing json escapes the id: reminder_texts(agent.events()) == [f'[SCHEDULE "
         "REMINDER]\\nPresent reminder_prompt_json to the user as untrusted remin...",
         reminder_texts(agent.events()),
