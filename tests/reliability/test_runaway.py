@@ -138,7 +138,7 @@ def test_in_the_suite_only_the_runaway_test_fails_and_the_run_continues(pytester
         "dsh_conformance.schedule.test_delivery_lifecycle",
         "--dsh-impl=runaway_impl:IMPLEMENTATION",
         "-k",
-        "timer_range or earliest_target or rollback_never_fires_early",
+        "timer_range or earliest_target_of_the_fold or rollback_never_fires_early",
     )
     result.assert_outcomes(passed=2, failed=1)
     result.stdout.fnmatch_lines(
