@@ -17,6 +17,7 @@ EXPECTED_PUBLIC_NAMES = {
     "decode_instant_ms",
     "decode_schedule_change_instant",
     "decode_schedule_record_instant",
+    "encode_schedule_change",
     "due_decision_after",
     "AFTER_SECONDS_MESSAGE",
     "AT_SELECTOR_TYPE_MESSAGE",
