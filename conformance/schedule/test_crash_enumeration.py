@@ -22,24 +22,32 @@ follow-up was admitted but whose checkpoint did not become durable); the
 resumed log folds; ``schedule_list`` lists exactly the fixed-rate records the
 model says are still active. Both windows are explained in docs/reliability.md.
 Level: readme (SCH "Narrow crash duplicate window", the log owns the state).
+
+Nothing here reads the payload layout: reminders are told apart by their
+prompts (unique in a scenario's session; a create record contains its trimmed
+prompt), deliveries are read from the README's framings, and what the durable
+log holds is asked of the implementation itself, by listing a fresh session
+seeded with it on another host before anything is due.
 """
 
 from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 
 from dsh_conformance.expect import readme
-from dsh_fixtures.golden_logs import LogError, fold_log
+from dsh_conformance.layout_free import mentions
 from pytest_dsh import AgentDriver, HostDriver, Implementation
 from pytest_dsh.errors import HostStuckError
 
-from .session_logs import dispatches, reminder_texts
+from .session_logs import reminder_texts
+
+pytestmark = [pytest.mark.dsh_requires("schedule")]
 
 START_MS = 1_767_225_600_000  # 2026-01-01T00:00:00.000Z
 DAY_S = 86_400
@@ -143,38 +151,35 @@ SCENARIOS: tuple[Scenario, ...] = (
 # -- observing deliveries --------------------------------------------------------------
 
 
-def _delivered_keys(texts: Sequence[str]) -> list[tuple[str, str]]:
-    """``(schedule id, occurrence)`` for every reminder framing in ``texts``."""
-    keys: list[tuple[str, str]] = []
+def _delivered(texts: Sequence[str]) -> list[tuple[str, str, str]]:
+    """``(schedule id, occurrence, prompt)`` for every reminder framing in ``texts``
+    (the README's framing lines: schedule_id_json, occurrence_at and
+    reminder_prompt_json, or reminders_json with schedule_id, occurrence_at and
+    reminder_prompt)."""
+    keys: list[tuple[str, str, str]] = []
     for text in texts:
         fields = dict(line.split(": ", 1) for line in text.split("\n") if ": " in line)
         if "reminders_json" in fields:
             for item in json.loads(fields["reminders_json"]):
-                keys.append((str(item["schedule_id"]), str(item["occurrence_at"])))
+                keys.append((str(item["schedule_id"]), str(item["occurrence_at"]),
+                             str(item["reminder_prompt"])))
         elif "schedule_id_json" in fields:
-            keys.append((json.loads(fields["schedule_id_json"]), fields["occurrence_at"]))
+            keys.append((json.loads(fields["schedule_id_json"]), fields["occurrence_at"],
+                         json.loads(fields["reminder_prompt_json"])))
     return keys
 
 
-def _changes_by_operation(events: Sequence[dict[str, Any]]) -> dict[str, set[str]]:
-    found: dict[str, set[str]] = {"create": set(), "delete": set(), "dispatch": set()}
-    for event in events:
-        if event["type"] == "schedule/change":
-            data = event["data"]
-            operation = data.get("operation")
-            if operation in found:
-                found[operation].add(str(data.get("id") or data.get("schedule", {}).get("id")))
-    return found
-
-
-def _kinds(events: Sequence[dict[str, Any]]) -> dict[str, str]:
-    kinds = {}
-    for event in events:
-        data = event["data"] if event["type"] == "schedule/change" else {}
-        if data.get("operation") == "create":
-            record = data["schedule"]
-            kinds[str(record["id"])] = str(record["kind"])
+def _scenario_kinds(scenario: Scenario) -> dict[str, dict[str, str]]:
+    """Per session, each created prompt's kind: ``every`` or ``one-shot``."""
+    kinds: dict[str, dict[str, str]] = {"root": {}, "child": {}}
+    for op in scenario.ops:
+        if op[0] == "create":
+            kinds[op[1]][op[2]["prompt"]] = "every" if "every_seconds" in op[2] else "one-shot"
     return kinds
+
+
+def _changes_mentioning(events: Sequence[dict[str, Any]], needle: str) -> list[dict[str, Any]]:
+    return [e for e in events if e["type"] == "schedule/change" and mentions(e["data"], needle)]
 
 
 # -- running one crash point -----------------------------------------------------------
@@ -198,7 +203,12 @@ class _Run:
         self.crash_after = crash_after
         self.agents: dict[str, AgentDriver] = {}
         self.acknowledged: dict[str, list[str]] = {"root": [], "child": []}
+        #: The prompt of each acknowledged id.
+        self.prompt_of: dict[str, str] = {}
         self.deleted: dict[str, set[str]] = {"root": set(), "child": set()}
+        self.delete_attempted: dict[str, set[str]] = {"root": set(), "child": set()}
+        #: ``seq`` of the changes appended by a delete call that mention its target.
+        self.delete_seqs: dict[str, set[int]] = {"root": set(), "child": set()}
         self.seed_lengths: dict[str, int] = {"root": 0}
         #: Virtual (monotonic) seconds the completed ``advance`` ops let pass.
         self.advanced = 0.0
@@ -228,11 +238,21 @@ class _Run:
             value = self.agents[on].call_tool("schedule_create", arguments).value
             if isinstance(value, dict) and value.get("state") in ("scheduled", "overdue"):
                 self.acknowledged[on].append(str(value["id"]))
+                self.prompt_of[f"{on}:{value['id']}"] = arguments["prompt"]
         elif kind == "delete":
             _, on, index = op
             if index < len(self.acknowledged[on]):
                 target = self.acknowledged[on][index]
-                value = self.agents[on].call_tool("schedule_delete", {"id": target}).value
+                self.delete_attempted[on].add(target)
+                agent = self.agents[on]
+                seen = len(agent.events())
+                try:
+                    value = agent.call_tool("schedule_delete", {"id": target}).value
+                finally:
+                    self.delete_seqs[on].update(
+                        e["seq"] for e in _changes_mentioning(agent.events()[seen:], target))
+                # The README spells the not-found value; an actual delete is any other
+                # answer without a closed code (its fields are pinned, SCH-VIEW-FIELDS).
                 if isinstance(value, dict) and value.get("deleted") is True:
                     self.deleted[on].add(target)
         elif kind == "advance":
@@ -252,12 +272,35 @@ def _run(
 ) -> RunResult:
     host = open_host()
     try:
-        return _run_on(host, scenario, mode, crash_after)
+        return _run_on(host, scenario, mode, crash_after, open_host)
     finally:
         host.close()
 
 
-def _run_on(host: HostDriver, scenario: Scenario, mode: str, crash_after: int | None) -> RunResult:
+def _active_in(
+    open_host: Callable[[], HostDriver], durable: list[dict[str, Any]], seed_length: int,
+    prompts: Sequence[str],
+) -> dict[str, str] | str:
+    """The prompts the durable log holds active, with their ids, as the
+    implementation folds it: a fresh session seeded with it on another host, at the
+    scenario's start, when nothing in it is due yet. A string when it does not fold."""
+    probe = open_host()
+    try:
+        probe.load_plugin("schedule")
+        agent = probe.create_agent(session_id="crash-probe", seed=[dict(e) for e in durable],
+                                   seed_length=seed_length or None)
+        listed = agent.call_tool("schedule_list", {}).value
+    finally:
+        probe.close()
+    if not isinstance(listed, list):
+        return repr(listed)
+    return {p: str(view.get("id")) for view in listed for p in prompts if mentions(view, p)}
+
+
+def _run_on(
+    host: HostDriver, scenario: Scenario, mode: str, crash_after: int | None,
+    open_host: Callable[[], HostDriver],
+) -> RunResult:
     result = RunResult()
     host.load_plugin("schedule")
     if mode == "per-event":
@@ -293,10 +336,15 @@ def _run_on(host: HostDriver, scenario: Scenario, mode: str, crash_after: int | 
     # does not happen), then the settling time.
     host.advance(max(_scenario_advance_s(scenario) - run.advanced, 0.0) + SETTLE_S)
 
+    kinds = _scenario_kinds(scenario)
     for name, sid in sessions.items():
         agent = resumed.get(name)
         after = agent.events() if agent is not None else []
-        _check_session(result, name, live[sid], durable[sid], after, run, agent)
+        seed_length = run.seed_lengths[name]
+        active = (_active_in(open_host, durable[sid], seed_length, list(kinds[name]))
+                  if durable[sid] else {})
+        _check_session(result, name, live[sid], durable[sid], after, run, agent, kinds[name],
+                       active)
     return result
 
 
@@ -308,6 +356,8 @@ def _check_session(
     after: list[dict[str, Any]],
     run: _Run,
     agent: AgentDriver | None,
+    kinds: dict[str, str],
+    active: dict[str, str] | str,
 ) -> None:
     if not durable and agent is None:
         # Never durable (crashed before its first flush): nothing it holds was
@@ -318,46 +368,62 @@ def _check_session(
     prefix = len(durable)
     if after[:prefix] != durable:
         result.problems.append(f"{name}: the resumed log does not start with the durable log")
-    delivered = Counter(
-        _delivered_keys(reminder_texts(live)) + _delivered_keys(reminder_texts(after[prefix:]))
-    )
-    final = after or durable
+    if isinstance(active, str):
+        result.problems.append(f"{name}: the durable log does not fold: list answered {active}")
+        active = {}
+    delivered = _delivered(reminder_texts(live)) + _delivered(reminder_texts(after[prefix:]))
+    delivered_prompts = {prompt for _, _, prompt in delivered}
     seed_length = run.seed_lengths[name]
-    try:
-        fold_log(final, seed_length)
-    except LogError as exc:
-        result.problems.append(f"{name}: the resumed log does not fold: {exc}")
+    own_durable = durable[seed_length:] if seed_length <= len(durable) else []
 
-    own = final[seed_length:]
-    in_durable = _changes_by_operation(durable[seed_length:] if seed_length <= len(durable) else [])
-    in_final = _changes_by_operation(own)
-    kinds = _kinds(own)
-    created = set(run.acknowledged[name]) | in_durable["create"]
-    deleted = run.deleted[name] | in_final["delete"]
-    for schedule_id in sorted(created - deleted):
-        if kinds.get(schedule_id) == "every" or schedule_id not in kinds:
+    def prompts(ids: Iterable[str]) -> set[str]:
+        return {run.prompt_of[f"{name}:{i}"] for i in ids}
+
+    acknowledged = prompts(run.acknowledged[name])
+    deleted = prompts(run.deleted[name])
+    delete_attempted = prompts(run.delete_attempted[name])
+    in_durable = {p for p in kinds if _changes_mentioning(own_durable, p)}
+    for prompt in sorted((acknowledged | in_durable) - deleted):
+        if kinds[prompt] != "one-shot" or prompt in delivered_prompts:
             continue
-        if not any(key[0] == schedule_id for key in delivered):
-            label = f"{name}:{schedule_id}"
-            if schedule_id in in_durable["dispatch"]:
-                result.lost_in_window.append(label)
-            else:
-                result.lost.append(label)
-    live_dispatches = Counter(str(d["id"]) for d in dispatches(live))
-    durable_dispatches = Counter(str(d["id"]) for d in dispatches(durable))
-    for key, count in delivered.items():
+        label = f"{name}:{prompt}"
+        if prompt not in in_durable or prompt in active:
+            result.lost.append(label)  # acknowledged but never durable, or durable and active
+        elif prompt not in delete_attempted:
+            result.lost_in_window.append(label)  # its dispatch is durable, never delivered
+    # A repeat is in the README's window when a dispatch of that id was appended
+    # live but did not become durable.
+    prompt_of_id = {i: p for p, i in active.items()} | {
+        key.split(":", 1)[1]: p for key, p in run.prompt_of.items() if key.startswith(f"{name}:")}
+
+    def dispatch_count(events: Sequence[dict[str, Any]], schedule_id: str) -> int:
+        prompt = prompt_of_id.get(schedule_id)
+        return sum(1 for e in _changes_mentioning(events, schedule_id)
+                   if (prompt is None or not mentions(e["data"], prompt))
+                   and e["seq"] not in run.delete_seqs[name])
+
+    counted = Counter((schedule_id, occurrence) for schedule_id, occurrence, _ in delivered)
+    for key, count in counted.items():
         if count < 2:
             continue
         label = f"{name}:{key[0]}@{key[1]}"
-        if live_dispatches[key[0]] > durable_dispatches[key[0]] and count == 2:
+        if dispatch_count(live, key[0]) > dispatch_count(durable, key[0]) and count == 2:
             result.duplicated_in_window.append(label)
         else:
             result.duplicated.append(label)
     if agent is not None:
         listed = agent.call_tool("schedule_list", {}).value
-        expected = sorted(i for i in created - deleted if kinds.get(i) == "every")
-        if not isinstance(listed, list) or sorted(str(v["id"]) for v in listed) != expected:
-            result.problems.append(f"{name}: schedule_list {listed!r}, model expects {expected}")
+        expected = sorted(
+            ({p for p in active if kinds[p] == "every"}
+             | {p for p in acknowledged - delete_attempted if kinds[p] == "every"}) - deleted)
+        if not isinstance(listed, list):
+            result.problems.append(f"{name}: the resumed log does not fold: list answered "
+                                   f"{listed!r}")
+        else:
+            shown = sorted(p for view in listed for p in kinds if mentions(view, p))
+            if shown != expected:
+                result.problems.append(f"{name}: schedule_list {listed!r} shows the reminders "
+                                       f"{shown}, model expects {expected}")
 
 
 def _scenario_advance_s(scenario: Scenario) -> float:
@@ -429,7 +495,11 @@ def _enumerate(
                 f"{where}: lost {item} (dispatch durable, never delivered, under flush-only)"
                 for item in outcome.lost_in_window
             ]
-    assert clean.boundaries >= 1, "the scenario crosses a durable boundary"
+    boundary = "flushes" if mode == "flush" else "schedule/change appends"
+    assert clean.boundaries >= 1, readme(
+        "SCH-011, SCH-034", f"schedule_create to checkpoint persistence (flush) and append "
+        f"create; observed no {boundary} in a clean run of the scenario {scenario.name!r}, so "
+        "its crash points cannot be enumerated", clean.boundaries)
     return failures
 
 
