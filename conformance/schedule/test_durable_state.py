@@ -376,16 +376,11 @@ def test_replay_advances_every_record_to_the_first_aligned_target_after_accepted
 
 @pytest.mark.spec("SCH-015", "SCH-034")
 def test_ids_are_never_reused(host, agent):
-    ids = [
-        agent.call_tool("schedule_create", {"prompt": p, "after_seconds": 600}).value["id"]
-        for p in ("a", "b")
-    ]
+    ids = [_create(agent, p, after_seconds=600) for p in ("a", "b")]
     agent.call_tool("schedule_delete", {"id": ids[1]})
-    ids.append(agent.call_tool("schedule_create", {"prompt": "c", "after_seconds": 60}).value[
-        "id"])
+    ids.append(_create(agent, "c", after_seconds=60))
     host.advance(60)  # the third is dispatched: its id is terminal
-    ids.append(agent.call_tool("schedule_create", {"prompt": "d", "after_seconds": 60}).value[
-        "id"])
+    ids.append(_create(agent, "d", after_seconds=60))
     assert len(set(ids)) == 4, readme(
         "SCH-015, SCH-034", "a never-reused id for every create, even after a delete and a "
         "dispatch", ids)
@@ -396,19 +391,16 @@ def test_ids_are_never_reused(host, agent):
 @pytest.mark.compat("SCH-ID-FORMAT")
 @pytest.mark.spec("SCH-015", "SCH-034")
 def test_ids_are_session_local_and_never_reused(host, agent):
-    ids = [
-        agent.call_tool("schedule_create", {"prompt": p, "after_seconds": 600}).value["id"]
-        for p in ("a", "b")
-    ]
+    def create(on: Any, prompt: str, seconds: int) -> Any:
+        value = on.call_tool("schedule_create", {"prompt": prompt, "after_seconds": seconds})
+        return value.value.get("id") if isinstance(value.value, dict) else value.value
+
+    ids = [create(agent, p, 600) for p in ("a", "b")]
     agent.call_tool("schedule_delete", {"id": "schedule-2"})
-    ids.append(agent.call_tool("schedule_create", {"prompt": "c", "after_seconds": 60}).value[
-        "id"])
+    ids.append(create(agent, "c", 60))
     host.advance(60)  # schedule-3 is dispatched: its id is terminal
-    ids.append(agent.call_tool("schedule_create", {"prompt": "d", "after_seconds": 60}).value[
-        "id"])
-    other = host.create_agent()
-    ids.append(other.call_tool("schedule_create", {"prompt": "e", "after_seconds": 60}).value[
-        "id"])
+    ids.append(create(agent, "d", 60))
+    ids.append(create(host.create_agent(), "e", 60))
     expected = ["schedule-1", "schedule-2", "schedule-3", "schedule-4", "schedule-1"]
     assert ids == expected, pinned(
         "SCH-ID-FORMAT", f"the ids {expected} (counting per session from schedule-1)", ids)

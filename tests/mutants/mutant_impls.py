@@ -570,7 +570,7 @@ MUTANTS: dict[str, Mutant] = {
         _patch(tool_arguments, "checked_every_seconds", _five_minutes_rejected)),
     "corrupt-log-reported-as-internal-error": Mutant(
         "a corrupt log answers internal_error", S_DURABLE,
-        "test_list_over_a_corrupt_log_reports_corrupt_schedule_log",
+        "test_list_over_a_corrupt_official_log_reports_corrupt_schedule_log",
         _patch(tools, "corrupt_log_result", _corrupt_as_internal)),
     "uncertain-result-omits-the-id": Mutant(
         "persistence_uncertain never names the written id", S_TRANSACTIONS,
@@ -592,7 +592,7 @@ MUTANTS: dict[str, Mutant] = {
     # schedule: fixed-rate arithmetic
     "every-reanchored-at-dispatch": Mutant(
         "the next target counts from acceptedAt, not the creation anchor", S_DURABLE,
-        "test_replay_advances_every_record_to_the_first_aligned_target_after_accepted_at",
+        "test_a_written_every_dispatch_replays_to_the_first_aligned_target_after_it",
         _patch(fold.ScheduleFold, "apply", _reanchored_at_dispatch)),
     "every-delivers-the-first-missed-occurrence": Mutant(
         "a late batch delivers the oldest missed occurrence, not the latest", S_DELIVERY,
@@ -668,7 +668,7 @@ MUTANTS: dict[str, Mutant] = {
         _set(schedule_plugin.SchedulePlugin, "dsh_agent_created", _installs_on_children)),
     "invariant-skips-candidates": Mutant(
         "the companion checks logs at registration but not appends", S_INVARIANT,
-        "test_a_bad_schedule_append_is_rejected_and_leaves_the_log_unchanged",
+        "test_a_written_change_broken_without_its_layout_is_rejected",
         _patch(s_invariant.InvariantChecker, "check_candidate", _skips_candidates)),
     "invariant-ignores-fork-boundary": Mutant(
         "the companion folds a fork from its first event", S_INVARIANT,
