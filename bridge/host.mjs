@@ -121,7 +121,7 @@ const agentCounts = new WeakMap()
 function countsOf(agent) {
   let counts = agentCounts.get(agent)
   if (counts === undefined) {
-    counts = { claims: 0, releases: 0, whenIdle: 0 }
+    counts = { claims: 0, releases: 0, whenIdle: 0, refusals: 0 }
     agentCounts.set(agent, counts)
   }
   return counts
@@ -190,8 +190,15 @@ globalThis.clearTimeout = function clearTimeoutTraced(id) {
 
 const fakeNow = Date.now.bind(Date)
 Date.now = function nowWithFaults() {
-  if (readFault('clock')) throw new Error('wall-clock read failed (fault plan)')
-  return fakeNow()
+  const reading = clockFault()
+  if (reading?.failed) throw new Error('wall-clock read failed (fault plan)')
+  return reading?.value ?? fakeNow()
+}
+/** The fault plan's answer to a plugin's clock read (null: not a planned plugin read). */
+function clockFault() {
+  const proc = currentProcess
+  if (proc?.alive !== true || !proc.faults.plans('clock') || !readByPlugin()) return null
+  return proc.faults.clockRead()
 }
 
 const eventsGetter = Object.getOwnPropertyDescriptor(Session.prototype, 'events').get
@@ -202,6 +209,36 @@ Object.defineProperty(Session.prototype, 'events', {
     return eventsGetter.call(this)
   },
 })
+
+/** Per agent: test actions armed for its next call at a point (act_inside). */
+const armedActions = new WeakMap()
+/** Agents whose queued follow-ups open no turn for now (hold_turns). */
+const heldTurns = new WeakSet()
+/** Per agent: rejecters of its whenIdle() calls still pending. */
+const idleWaits = new WeakMap()
+
+/** Run the actions armed for `agent` at `point`, once. */
+function actInside(agent, point) {
+  const armed = armedActions.get(agent)
+  const actions = armed?.[point]
+  if (actions === undefined) return
+  delete armed[point]
+  for (const action of actions) {
+    if (action.kind === 'prompt') {
+      agent.followup(createUserMessage({ content: [{ type: 'text', text: action.text }], source: { kind: 'user' } }))
+    } else if (action.kind === 'append') {
+      agent.session.append(action.type, structuredClone(action.data), ...(isSurfaceEligibleType(action.type) ? [{ surfaceOp: 'append' }] : []))
+    } else if (action.kind === 'set_wall') {
+      setWall(action.ms)
+    }
+  }
+}
+
+function refuseClaim(agent, why) {
+  countsOf(agent).refusals += 1
+  trace('claim-refused', agent.session.id, why)
+  actInside(agent, 'refused-claim')
+}
 
 const patchedAgentPrototypes = new WeakSet()
 function patchAgent(agent) {
@@ -218,6 +255,7 @@ function patchAgent(agent) {
     // call the agent refuses leaves no entry.
     const entry = traceEntry('followup', this.session.id)
     try {
+      actInside(this, 'followup')
       return followup.call(this, message)
     } catch (error) {
       untrace(entry)
@@ -227,6 +265,7 @@ function patchAgent(agent) {
   proto.runMaintenance = function countedMaintenance(task) {
     if (currentProcess?.alive && currentProcess.faults.maintenanceFails()) {
       // An asynchronous rejection: the claim is refused later, the task never runs.
+      refuseClaim(this, 'fault')
       return Promise.reject(new Error('maintenance rejected by the fault plan'))
     }
     const counts = countsOf(this)
@@ -236,9 +275,21 @@ function patchAgent(agent) {
     const claimed = (signal) => {
       counts.claims += 1
       trace('claim', sessionId)
+      actInside(this, 'claim')
       return task(signal)
     }
-    return runMaintenance.call(this, claimed) // throws synchronously when busy
+    try {
+      return runMaintenance.call(this, claimed) // throws synchronously when busy
+    } catch (error) {
+      refuseClaim(this, 'busy')
+      throw error
+    }
+  }
+  // Held turns: a wake of an idle agent is put off until the hold ends.
+  const { wakeDriver } = proto
+  proto.wakeDriver = function wakeDriverUnlessHeld(...args) {
+    if (heldTurns.has(this) && this.phase?.kind === 'idle') return
+    return wakeDriver.apply(this, args)
   }
   // The release is the phase leaving maintenance (before a parked follow-up's
   // turn starts), not the later settling of runMaintenance's promise.
@@ -254,7 +305,16 @@ function patchAgent(agent) {
   }
   proto.whenIdle = function countedWhenIdle() {
     countsOf(this).whenIdle += 1
-    return whenIdle.call(this)
+    trace('when-idle', this.session.id)
+    // A test may reject the wait while it is pending (reject_when_idle).
+    const rejecter = Promise.withResolvers()
+    let waits = idleWaits.get(this)
+    if (waits === undefined) idleWaits.set(this, (waits = new Set()))
+    waits.add(rejecter)
+    const forget = () => waits.delete(rejecter)
+    const idle = whenIdle.call(this)
+    idle.then(forget, forget)
+    return Promise.race([idle, rejecter.promise])
   }
 }
 
@@ -733,6 +793,57 @@ export class Host {
       maintenance_releases: counts.releases,
       when_idle_calls: counts.whenIdle,
       pending_followups: agent.inbox.nextTurn.length,
+      maintenance_refusals: counts.refusals,
+    }
+  }
+
+  actInside(handleId, point, actions) {
+    const { agent } = this.record(handleId)
+    let armed = armedActions.get(agent)
+    if (armed === undefined) armedActions.set(agent, (armed = {}))
+    armed[point] = actions
+  }
+
+  async rejectWhenIdle(handleId, message) {
+    const { agent } = this.record(handleId)
+    const waits = [...(idleWaits.get(agent) ?? [])]
+    idleWaits.get(agent)?.clear()
+    for (const wait of waits) wait.reject(new Error(message))
+    await settle()
+    return waits.length
+  }
+
+  async emitIdleStatus(handleId) {
+    const { agent } = this.record(handleId)
+    agent.dispatch.emit('agent/status', { status: 'idle' })
+    await settle()
+  }
+
+  async holdTurns(handleId, held) {
+    const { agent } = this.record(handleId)
+    if (held) heldTurns.add(agent)
+    else if (heldTurns.delete(agent) && agent.phase.kind === 'idle' && agent.inbox.hasPending) agent.wakeDriver()
+    await settle()
+  }
+
+  async callToolAs(handleId, otherHandleId, name, args) {
+    const { agent } = this.record(handleId)
+    const other = this.record(otherHandleId).agent
+    const definition = this.proc.ctx.tools.get(name, agent)
+    if (definition === undefined) {
+      const message = `unknown tool '${name}'`
+      return { is_error: true, value: null, text: message, error: message }
+    }
+    const callId = CallId(`direct-${++this.directCalls}`)
+    const signal = new AbortController().signal
+    try {
+      const value = await drive(Promise.resolve(definition.execute(args, { agent: other, signal, callId, name })))
+      const content = definition.output.render(args, value)
+      const text = content.map((block) => block.text ?? '').join('')
+      return { is_error: false, value: value ?? null, text, error: null }
+    } catch (error) {
+      if (error instanceof BridgeError) throw error
+      return { is_error: true, value: null, text: describe(error), error: describe(error) }
     }
   }
 

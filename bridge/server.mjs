@@ -186,6 +186,24 @@ const ops = {
   async counters({ agent }) {
     return requireHost().counters(agent)
   },
+  async act_inside({ agent, point, actions }) {
+    requireHost().actInside(agent, point, actions)
+    return null
+  },
+  async reject_when_idle({ agent, message }) {
+    return requireHost().rejectWhenIdle(agent, message)
+  },
+  async emit_idle_status({ agent }) {
+    await requireHost().emitIdleStatus(agent)
+    return null
+  },
+  async hold_turns({ agent, held }) {
+    await requireHost().holdTurns(agent, held === true)
+    return null
+  },
+  async call_tool_as({ agent, as_agent, name, arguments: args }) {
+    return requireHost().callToolAs(agent, as_agent, name, args)
+  },
   async agent_info({ agent }) {
     return agentInfo(requireHost().record(agent))
   },

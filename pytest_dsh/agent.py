@@ -22,6 +22,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol, final
 
+from pytest_dsh.agent_actions import ActionPoint, HostAction
 from pytest_dsh.contract import (
     AgentStatus,
     Logger,
@@ -58,6 +59,8 @@ class AgentProcess(Protocol):
     def logger(self) -> Logger: ...
 
     def record_error(self, message: str) -> None: ...
+
+    def run_actions(self, agent: Any, actions: tuple[HostAction, ...]) -> None: ...
 
     async def run_pre_step(self, agent: Any, turn: int, step: int, signal: Signal) -> None: ...
 
@@ -111,7 +114,12 @@ class FakeAgent:
         self._pending_pre_step_abort = False
         self._maintenance_claims = 0
         self._maintenance_releases = 0
+        self._maintenance_refusals = 0
         self._when_idle_calls = 0
+        #: Test actions armed for the next call at a point (see act_inside).
+        self._armed: dict[ActionPoint, tuple[HostAction, ...]] = {}
+        #: While true, queued follow-ups wait and open no turn (see hold_turns).
+        self._turns_held = False
         self.model = ScriptedModel()
 
     # -- contract: properties ---------------------------------------------------
@@ -157,8 +165,9 @@ class FakeAgent:
         if self._process.faults.followup_fails():
             raise RuntimeError("followup rejected by the fault plan")
         count_growth("follow-up")
-        self._followups.append(message)
         self._process.trace.record("followup", self._session.id)
+        self._act("followup")
+        self._followups.append(message)
         self._process.loop.call_soon(self._settle)
 
     def inject(self, message: UserMessage) -> SessionEvent:
@@ -171,6 +180,7 @@ class FakeAgent:
 
     def when_idle(self) -> asyncio.Future[None]:
         self._when_idle_calls += 1
+        self._process.trace.record("when-idle", self._session.id)
         future: asyncio.Future[None] = self._process.loop.create_future()
         self._idle_waiters.append(future)
         self._process.loop.call_soon(self._settle)
@@ -181,19 +191,26 @@ class FakeAgent:
             raise MaintenanceRejectedError(f"agent {self._id!r} is not live")
         if self._process.faults.maintenance_fails():
             # An asynchronous rejection: the claim is refused later, the task never runs.
+            self._refuse_claim("fault")
+
             async def rejected() -> bool:
                 raise MaintenanceRejectedError("maintenance rejected by the fault plan")
 
             return self._process.loop.create_task(rejected())
         if self._turn_task is not None or self._maintenance:
+            self._refuse_claim("busy")
             raise MaintenanceRejectedError(f"agent {self._id!r} is busy")
         self._maintenance = True
         self._maintenance_claims += 1
         self._process.maintenance_claims += 1
         self._process.trace.record("claim", self._session.id)
+        actions = self._armed.pop("claim", ())
 
         async def run() -> bool:
             try:
+                # The claim is held; the test's actions run before its task.
+                if actions:
+                    self._process.run_actions(self, actions)
                 return bool(await task())
             finally:
                 self._maintenance = False
@@ -217,7 +234,10 @@ class FakeAgent:
 
     @property
     def fully_idle(self) -> bool:
-        return self._turn_task is None and not self._maintenance and not self._followups
+        # Follow-ups held back from opening a turn leave the agent idle (as in
+        # DSH, where an agent is idle with messages waiting in its inbox).
+        waiting = bool(self._followups) and not self._turns_held
+        return self._turn_task is None and not self._maintenance and not waiting
 
     def counters(self) -> AgentCounters:
         return AgentCounters(
@@ -225,7 +245,48 @@ class FakeAgent:
             maintenance_releases=self._maintenance_releases,
             when_idle_calls=self._when_idle_calls,
             pending_followups=len(self._followups),
+            maintenance_refusals=self._maintenance_refusals,
         )
+
+    def _refuse_claim(self, why: str) -> None:
+        self._maintenance_refusals += 1
+        self._process.trace.record("claim-refused", self._session.id, why)
+        self._act("refused-claim")
+
+    def _act(self, point: ActionPoint) -> None:
+        actions = self._armed.pop(point, ())
+        if actions:
+            self._process.run_actions(self, actions)
+
+    def act_inside(self, point: ActionPoint, actions: tuple[HostAction, ...]) -> None:
+        """Run ``actions`` inside the agent's next call at ``point`` (see
+        :meth:`pytest_dsh.driver.AgentDriver.act_inside`)."""
+        self._armed[point] = actions
+
+    def reject_when_idle(self, message: str) -> int:
+        """Reject every ``when_idle()`` still pending; how many there were."""
+        waiters, self._idle_waiters = self._idle_waiters, []
+        pending = [waiter for waiter in waiters if not waiter.done()]
+        for waiter in pending:
+            waiter.set_exception(RuntimeError(message))
+        return len(pending)
+
+    def report_status(self, status: AgentStatus) -> None:
+        """Report ``status`` to the status listeners without changing the
+        agent's phase (an idle report while a turn or a task runs)."""
+        for listener in list(self._status_listeners):
+            try:
+                listener(status)
+            except Exception as exc:  # a listener must not break the host
+                self._process.logger.warn(f"status listener failed: {exc!r}")
+
+    def hold_turns(self) -> None:
+        """Queued follow-ups stay queued and open no turn until :meth:`release_turns`."""
+        self._turns_held = True
+
+    def release_turns(self) -> None:
+        self._turns_held = False
+        self._process.loop.call_soon(self._settle)
 
     async def settle_maintenance(self) -> None:
         """Wait until a running maintenance task settles (its outcome is its
@@ -263,7 +324,12 @@ class FakeAgent:
         """Start a queued turn if possible; report idleness when fully idle."""
         if not self._live:
             return
-        if self._turn_task is None and not self._maintenance and self._followups:
+        if (
+            self._turn_task is None
+            and not self._maintenance
+            and self._followups
+            and not self._turns_held
+        ):
             prompt = self._followups.popleft()
             self._turn_task = self._process.loop.create_task(self._run_turn(prompt))
             return

@@ -160,7 +160,7 @@ class HostClock:
         self,
         clock: VirtualClock,
         loop: asyncio.AbstractEventLoop,
-        read_guard: Callable[[], None] | None = None,
+        read_guard: Callable[[], int | None] | None = None,
         trace: HostTrace | None = None,
     ) -> None:
         self._clock = clock
@@ -170,7 +170,10 @@ class HostClock:
 
     def now_ms(self) -> int:
         if self._read_guard is not None:
-            self._read_guard()  # the fault plan may make a plugin's clock read fail
+            # The fault plan may make a plugin's clock read fail or give a chosen value.
+            reading = self._read_guard()
+            if reading is not None:
+                return reading
         return self._clock.now_ms()
 
     def set_timer(self, delay_ms: int, callback: Callable[[], None]) -> _LoopTimer:

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, Protocol, TypeVar, final
 
 from pytest_dsh.agent import FakeAgent
+from pytest_dsh.agent_actions import ACTION_POINTS, ActionPoint, HostAction
 from pytest_dsh.clock import JS_MAX_TIME_MS
 from pytest_dsh.contract import (
     AgentStatus,
@@ -45,7 +46,13 @@ from pytest_dsh.pending import (
 )
 from pytest_dsh.persistence import Durability, FaultPlan, FlushRecord
 from pytest_dsh.session import MESSAGE_EVENT_TYPES
-from pytest_dsh.tools import AbortSignal, ToolOutcome, ToolRegistration, argument_error
+from pytest_dsh.tools import (
+    AbortSignal,
+    ToolCallContext,
+    ToolOutcome,
+    ToolRegistration,
+    argument_error,
+)
 from pytest_dsh.trace import TraceEntry
 
 __all__ = [
@@ -169,8 +176,43 @@ class AgentDriver(Protocol):
         ``MaintenanceRejectedError`` when a turn or another task owns it."""
 
     def counters(self) -> AgentCounters:
-        """Maintenance claims and releases, ``when_idle`` calls, follow-ups
-        queued but not yet taken by a turn."""
+        """Maintenance claims, releases and refused claims, ``when_idle``
+        calls, follow-ups queued but not yet taken by a turn."""
+
+    # -- moments a test acts in, and what a plugin's calls get back ------------
+
+    def act_inside(self, point: ActionPoint, *actions: HostAction) -> None:
+        """Arm ``actions`` (pytest_dsh.agent_actions) for the agent's next call
+        at ``point``; the host runs them, in order, inside that call, once:
+        ``"claim"`` once a maintenance claim is granted and before its task
+        runs, ``"refused-claim"`` when a claim is refused (busy, or planned by
+        ``faults.fail_maintenance``) before the caller sees the refusal,
+        ``"followup"`` when ``agent.followup`` accepted a message and before it
+        is queued. Arming a point again replaces what was armed there. An
+        action that raises fails the call it runs in."""
+
+    def reject_when_idle(self, message: str = "when_idle rejected by the test") -> int:
+        """Reject every ``when_idle()`` of this agent still pending with an
+        error carrying ``message``, then run until idle; the number rejected.
+        Later ``when_idle()`` calls behave as usual."""
+
+    def emit_idle_status(self) -> None:
+        """Report the status ``"idle"`` to the agent's status listeners now,
+        without changing what the agent does (a report that arrives while a
+        turn or a maintenance task still runs), then run until idle."""
+
+    def hold_turns(self) -> None:
+        """From now on a queued follow-up opens no turn: it stays queued
+        (``counters().pending_followups``) and the agent stays idle
+        (``when_idle()`` resolves) until :meth:`release_turns`."""
+
+    def release_turns(self) -> None:
+        """End :meth:`hold_turns`: a follow-up still queued opens its turn; run until idle."""
+
+    def call_tool_as(self, other: AgentDriver, name: str, arguments: Any) -> ToolOutcome:
+        """Call this agent's tool ``name`` directly with the call's ``agent``
+        set to ``other`` (an agent of the same host), as a host that mixed up
+        its agents would, and drive the host until the call completes."""
 
 
 class HostDriver(Protocol):
@@ -544,6 +586,46 @@ class PythonAgentDriver:
 
     def counters(self) -> AgentCounters:
         return self.agent.counters()
+
+    def act_inside(self, point: ActionPoint, *actions: HostAction) -> None:
+        self.agent.act_inside(check_action_point(point), actions)
+
+    def reject_when_idle(self, message: str = "when_idle rejected by the test") -> int:
+        rejected = self.agent.reject_when_idle(message)
+        self._host.run_until_idle()
+        return rejected
+
+    def emit_idle_status(self) -> None:
+        # Reported from the host loop, where the agent's own reports come from.
+        self._host.host.process.loop.call_soon(self.agent.report_status, "idle")
+        self._host.run_until_idle()
+
+    def hold_turns(self) -> None:
+        self.agent.hold_turns()
+
+    def release_turns(self) -> None:
+        self.agent.release_turns()
+        self._host.run_until_idle()
+
+    def call_tool_as(self, other: AgentDriver, name: str, arguments: Any) -> ToolOutcome:
+        if not isinstance(other, PythonAgentDriver):
+            raise TypeError("other must be an agent of this host")
+        refused = argument_error(arguments)
+        if refused is not None:
+            return refused
+        call = self.agent.tools.execute(
+            name,
+            _copy_arguments(arguments),
+            ToolCallContext(other.agent, AbortSignal(), f"direct-{next(_direct_calls)}"),
+        )
+        return self._host.host.run_to_completion(call)
+
+
+def check_action_point(point: str) -> ActionPoint:
+    """``point`` when it names an action point (``ValueError`` otherwise), on both hosts."""
+    if point not in ACTION_POINTS:
+        raise ValueError(f"unknown action point {point!r}; expected one of {list(ACTION_POINTS)}")
+    return point
 
 
 def _run_probe(probe: PreStepProbe, agent: FakeAgent, turn: int, step: int, signal: Signal) -> None:

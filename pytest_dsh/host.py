@@ -27,6 +27,7 @@ from typing import Any, TypeVar, final
 import pluggy
 
 from pytest_dsh.agent import FakeAgent
+from pytest_dsh.agent_actions import AppendEvent, HostAction, Prompt
 from pytest_dsh.clock import HostClock, VirtualClock
 from pytest_dsh.contract import (
     PROJECT_NAME,
@@ -58,7 +59,7 @@ from pytest_dsh.persistence import (
     PersistenceDetachedError,
     PersistenceRejectedError,
 )
-from pytest_dsh.session import FakeSession
+from pytest_dsh.session import MESSAGE_EVENT_TYPES, FakeSession
 from pytest_dsh.tools import AbortSignal, ToolRegistration
 from pytest_dsh.trace import HostTrace, dispatched_id
 from pytest_dsh.tzdb import guarded_lookups
@@ -140,6 +141,19 @@ class HostProcess:
 
     def record_error(self, message: str) -> None:
         self.host.errors.append(message)
+
+    def run_actions(self, agent: FakeAgent, actions: tuple[HostAction, ...]) -> None:
+        """Run a test's actions inside an agent's call (pytest_dsh.agent_actions)."""
+        for action in actions:
+            if isinstance(action, Prompt):
+                agent.queue_followup(
+                    {"content": [{"type": "text", "text": action.text}], "source": {"kind": "user"}}
+                )
+            elif isinstance(action, AppendEvent):
+                visible = {"surfaceOp": "append"} if action.type in MESSAGE_EVENT_TYPES else {}
+                agent.session.append(action.type, copy.deepcopy(action.data), **visible)
+            else:
+                self.host.clock.set_wall_ms(action.epoch_ms)
 
     # -- background starts (the fault plan's start seam) -------------------------------
 

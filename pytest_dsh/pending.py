@@ -76,9 +76,11 @@ class MaintenanceHold(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class AgentCounters:
-    """What the host counted for one agent since it was created."""
+    """What the host counted for one agent since it was created. A refused
+    claim (the agent busy, or a planned refusal) is not a claim."""
 
     maintenance_claims: int
     maintenance_releases: int
     when_idle_calls: int
     pending_followups: int
+    maintenance_refusals: int = 0

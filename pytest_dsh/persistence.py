@@ -29,6 +29,7 @@ __all__ = [
     "FlushRecord",
     "PersistenceDetachedError",
     "PersistenceRejectedError",
+    "PlannedFault",
     "ReleaseOutcome",
 ]
 
@@ -68,6 +69,8 @@ class _Window:
     event_type: str | None = None
     data: dict[str, Any] | None = None
     seen: int = 0
+    #: The epoch ms a faked clock read returns (outcome ``"value"``).
+    value: int | None = None
 
     def claims(self) -> bool:
         """Count one matching call; True when this call falls in the window."""
@@ -75,6 +78,24 @@ class _Window:
         if self.seen < self.first:
             return False
         return self.count is None or self.seen < self.first + self.count
+
+
+@final
+class PlannedFault:
+    """One planned fault, as a ``fail_*`` method of :class:`FaultPlan` returns it."""
+
+    def __init__(self, plan: FaultPlan, window: _Window) -> None:
+        self._plan = plan
+        self._window = window
+
+    @property
+    def seen(self) -> int:
+        """How many matching calls this fault has counted so far."""
+        return self._window.seen
+
+    def clear(self) -> None:
+        """Forget this fault only; every other planned fault keeps counting."""
+        self._plan._forget(self._window)
 
 
 @final
@@ -94,18 +115,20 @@ class FaultPlan:
 
     # -- planning -------------------------------------------------------------
 
-    def fail_flushes(self, outcome: FlushOutcome, *, first: int = 1, count: int | None = 1) -> None:
+    def fail_flushes(
+        self, outcome: FlushOutcome, *, first: int = 1, count: int | None = 1
+    ) -> PlannedFault:
         """Make flushes ``first .. first+count-1`` (from now) end with ``outcome``:
         ``"falsy"`` (resolves false: no persistence listener), ``"rejected"``
         (raises), ``"detached"`` (raises: session not live in the store) or
         ``"hang"`` (never resolves until :meth:`release_hung_flushes`)."""
         if outcome not in _FAULTS:
             raise ValueError(f"unknown flush fault {outcome!r}; expected one of {sorted(_FAULTS)}")
-        self._windows.append(_Window("flush", outcome, _positive(first), _count(count)))
+        return self._plan(_Window("flush", outcome, _positive(first), _count(count)))
 
-    def reject_nth_flush(self, n: int, outcome: FlushOutcome = "rejected") -> None:
+    def reject_nth_flush(self, n: int, outcome: FlushOutcome = "rejected") -> PlannedFault:
         """Only the ``n``-th flush from now fails, with ``outcome``."""
-        self.fail_flushes(outcome, first=n, count=1)
+        return self.fail_flushes(outcome, first=n, count=1)
 
     def fail_appends(
         self,
@@ -114,7 +137,7 @@ class FaultPlan:
         data: Mapping[str, Any] | None = None,
         first: int = 1,
         count: int | None = 1,
-    ) -> None:
+    ) -> PlannedFault:
         """Make matching ``session.append`` calls raise (the log is unchanged).
         ``data`` matches on the payload: every key it names must be present in
         the event's data with an equal (JSON) value."""
@@ -126,51 +149,74 @@ class FaultPlan:
             event_type,
             None if data is None else json.loads(json.dumps(dict(data))),
         )
-        self._windows.append(window)
+        return self._plan(window)
 
-    def fail_maintenance(self, *, first: int = 1, count: int | None = 1) -> None:
+    def fail_maintenance(self, *, first: int = 1, count: int | None = 1) -> PlannedFault:
         """Make ``agent.run_maintenance`` claims reject *asynchronously*: the
         claim returns an awaitable that raises ``MaintenanceRejectedError``
         and the task never runs (the synchronous busy rejection is unchanged)."""
-        self._windows.append(_Window("maintenance", "rejected", _positive(first), _count(count)))
+        return self._plan(_Window("maintenance", "rejected", _positive(first), _count(count)))
 
-    def fail_followups(self, *, first: int = 1, count: int | None = 1) -> None:
+    def fail_followups(self, *, first: int = 1, count: int | None = 1) -> PlannedFault:
         """Make ``agent.followup`` calls raise (nothing is queued)."""
-        self._windows.append(_Window("followup", "rejected", _positive(first), _count(count)))
+        return self._plan(_Window("followup", "rejected", _positive(first), _count(count)))
 
-    def fail_clock_reads(self, *, first: int = 1, count: int | None = 1) -> None:
+    def fail_clock_reads(self, *, first: int = 1, count: int | None = 1) -> PlannedFault:
         """Make a plugin's wall-clock reads raise (the Clock service on the fake
         host; ``Date.now()`` called from the plugin's code on the bridge)."""
-        self._windows.append(_Window("clock", "rejected", _positive(first), _count(count)))
+        return self._plan(_Window("clock", "rejected", _positive(first), _count(count)))
 
-    def fail_event_reads(self, *, first: int = 1, count: int | None = 1) -> None:
+    def fail_event_reads(self, *, first: int = 1, count: int | None = 1) -> PlannedFault:
         """Make a plugin's reads of ``session.events`` raise (the host's own
         reads are unaffected)."""
-        self._windows.append(_Window("events", "rejected", _positive(first), _count(count)))
+        return self._plan(_Window("events", "rejected", _positive(first), _count(count)))
 
-    def fail_background_starts(self, *, first: int = 1, count: int | None = 1) -> None:
+    def fail_background_starts(
+        self, *, first: int = 1, count: int | None = 1
+    ) -> PlannedFault:
         """Make the host refuse to start a plugin's background run: a task a
         plugin creates on the fake host's loop, ``ctx.agents.withoutInitiator``
         on the bridge (how the official Schedule starts each owner run). The
         start raises synchronously and the run never begins."""
-        self._windows.append(_Window("start", "rejected", _positive(first), _count(count)))
+        return self._plan(_Window("start", "rejected", _positive(first), _count(count)))
 
-    def fail_followup_messages(self, *, first: int = 1, count: int | None = 1) -> None:
+    def fail_followup_messages(
+        self, *, first: int = 1, count: int | None = 1
+    ) -> PlannedFault:
         """Make building a plugin's follow-up message raise, before it is
         offered to ``agent.followup`` (which never sees it, so
         :meth:`fail_followups` does not count it): nothing is queued."""
-        self._windows.append(_Window("message", "rejected", _positive(first), _count(count)))
+        return self._plan(_Window("message", "rejected", _positive(first), _count(count)))
 
-    def fail_zone_lookups(self, *, first: int = 1, count: int | None = 1) -> None:
+    def fail_zone_lookups(self, *, first: int = 1, count: int | None = 1) -> PlannedFault:
         """Make a plugin's time-zone lookups raise while the host loads it
         (``pytest_dsh.tzdb`` lookups on the fake host, ``Intl.DateTimeFormat``
         construction on the bridge). Lookups outside a load are never faulted
         nor counted."""
-        self._windows.append(_Window("zone", "rejected", _positive(first), _count(count)))
+        return self._plan(_Window("zone", "rejected", _positive(first), _count(count)))
+
+    def fake_clock_reads(
+        self, epoch_ms: int, *, first: int = 1, count: int | None = 1
+    ) -> PlannedFault:
+        """Make a plugin's wall-clock reads (as :meth:`fail_clock_reads` counts
+        them) return ``epoch_ms`` instead of the wall clock; nothing else moves.
+        A read that a :meth:`fail_clock_reads` window fails still raises."""
+        if isinstance(epoch_ms, bool) or not isinstance(epoch_ms, int):
+            raise TypeError("a clock reading is an integer epoch ms")
+        window = _Window("clock", "value", _positive(first), _count(count), value=epoch_ms)
+        return self._plan(window)
 
     def clear(self) -> None:
-        """Forget every planned fault (hung flushes stay hung until released)."""
+        """Forget every planned fault (hung flushes stay hung until released);
+        :meth:`PlannedFault.clear` forgets one."""
         self._windows.clear()
+
+    def _plan(self, window: _Window) -> PlannedFault:
+        self._windows.append(window)
+        return PlannedFault(self, window)
+
+    def _forget(self, window: _Window) -> None:
+        self._windows = [planned for planned in self._windows if planned is not window]
 
     def release_hung_flushes(self, outcome: ReleaseOutcome = "durable") -> None:
         """Let every hung flush complete, in the order they hung, with ``outcome``."""
@@ -210,6 +256,7 @@ class FaultPlan:
                 "event_type": window.event_type,
                 "data": window.data,
                 "seen": window.seen,
+                "value": window.value,
             }
             for window in self._windows
         ]
@@ -277,9 +324,20 @@ class FaultPlan:
         if self._read_fails("zone"):
             raise ZoneLookupError("zone lookup failed (fault plan)")
 
-    def check_clock_read(self) -> None:
-        if self._read_fails("clock"):
+    def check_clock_read(self) -> int | None:
+        """Count one plugin clock read: raise when a failing window takes it,
+        else the faked reading a value window gives (None: the real clock)."""
+        failed = False
+        reading: int | None = None
+        for window in self._windows:
+            if window.kind == "clock" and window.claims():
+                if window.outcome == "value":
+                    reading = window.value if reading is None else reading
+                else:
+                    failed = True
+        if failed:
             raise RuntimeError("wall-clock read failed (fault plan)")
+        return reading
 
     def check_event_read(self) -> None:
         if self._read_fails("events"):

@@ -1,8 +1,9 @@
 """An ordered record of what a host did, for tests that assert order.
 
 Tracing is off until a test starts it (``host.start_trace()``); then every
-flush, append, follow-up, maintenance claim and release, and every timer a
-plugin arms or cancels is recorded, in the order it happened, on both hosts.
+flush, append, follow-up, maintenance claim, refused claim and release,
+``when_idle`` call, and every timer a plugin arms or cancels is recorded, in
+the order it happened, on both hosts.
 A Schedule dispatch (a ``schedule/change`` whose operation is ``dispatch``) is
 recorded twice: as its ``append``, then as a ``dispatch`` naming the schedule
 id, so a test sees deliveries among flushes and claims without reading events.
@@ -17,8 +18,8 @@ from typing import Any, Literal, final
 __all__ = ["HostTrace", "TraceEntry", "TraceKind", "dispatched_id"]
 
 TraceKind = Literal[
-    "flush", "append", "followup", "claim", "release", "timer-arm", "timer-cancel",
-    "dispatch",
+    "flush", "append", "followup", "claim", "claim-refused", "release", "when-idle",
+    "timer-arm", "timer-cancel", "dispatch",
 ]
 
 
@@ -38,7 +39,8 @@ class TraceEntry:
     """One thing the host did. ``subject`` is the session id (empty for
     timers); ``detail`` is the event type of an append, the outcome of a
     flush, the requested delay in ms of an armed timer, the schedule id of a
-    dispatch, otherwise empty."""
+    dispatch, why a claim was refused (``busy`` or ``fault``), otherwise
+    empty."""
 
     kind: TraceKind
     subject: str

@@ -72,6 +72,22 @@ export class Faults {
     return failed
   }
 
+  /**
+   * Count one plugin clock read: {failed} when a failing window takes it,
+   * else {value} from a window that fakes the reading (null: the real clock).
+   */
+  clockRead() {
+    let failed = false
+    let value = null
+    for (const w of this.windows) {
+      if (w.kind === 'clock' && this.claims(w)) {
+        if (w.outcome === 'value') value ??= w.value
+        else failed = true
+      }
+    }
+    return { failed, value }
+  }
+
   maintenanceFails() {
     let failed = false
     for (const w of this.windows) {

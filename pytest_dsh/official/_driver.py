@@ -20,6 +20,7 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any, cast, final
 
+from pytest_dsh.agent_actions import ActionPoint, HostAction, action_payload
 from pytest_dsh.clock import JS_MAX_TIME_MS
 from pytest_dsh.contract import (
     AgentStatus,
@@ -36,6 +37,7 @@ from pytest_dsh.driver import (
     ProbeCall,
     ProbeMode,
     ProbeOrder,
+    check_action_point,
     check_envelope,
 )
 from pytest_dsh.errors import (
@@ -300,6 +302,34 @@ class BridgeAgentDriver:
 
     def counters(self) -> AgentCounters:
         return AgentCounters(**self._call("counters"))
+
+    def act_inside(self, point: ActionPoint, *actions: HostAction) -> None:
+        self._call(
+            "act_inside",
+            point=check_action_point(point),
+            actions=[action_payload(action) for action in actions],
+        )
+
+    def reject_when_idle(self, message: str = "when_idle rejected by the test") -> int:
+        return int(self._call("reject_when_idle", message=message))
+
+    def emit_idle_status(self) -> None:
+        self._call("emit_idle_status")
+
+    def hold_turns(self) -> None:
+        self._call("hold_turns", held=True)
+
+    def release_turns(self) -> None:
+        self._call("hold_turns", held=False)
+
+    def call_tool_as(self, other: AgentDriver, name: str, arguments: Any) -> ToolOutcome:
+        if not (isinstance(other, BridgeAgentDriver) and other._host is self._host):
+            raise TypeError("other must be an agent of this host")
+        refused = argument_error(arguments)
+        if refused is not None:
+            return refused
+        result = self._call("call_tool_as", as_agent=other.handle, name=name, arguments=arguments)
+        return ToolOutcome(result["is_error"], result["value"], result["text"], result["error"])
 
 
 @final

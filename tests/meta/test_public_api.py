@@ -25,7 +25,7 @@ def test_the_top_level_exports_are_exactly_the_documented_ones() -> None:
 def test_no_public_name_leaks_outside_all() -> None:
     # "@..." names are pytest's assertion-rewriting helpers (the kit is a plugin).
     public = {name for name in vars(pytest_dsh) if not name.startswith(("_", "@"))}
-    submodules = {"agent", "clock", "contract", "driver", "errors", "host", "implementations",
+    submodules = {"agent", "agent_actions", "clock", "contract", "driver", "errors", "host", "implementations",
                   "model", "pending", "persistence", "session", "tools", "trace", "tzdb",
                   "virtual_loop",
                   "strategies", "reporting", "plugin", "fixture_options", "official",
