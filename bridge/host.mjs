@@ -14,7 +14,7 @@ import InvariantRegistry from '@deepseek-ai/dsh-invariants'
 import { dropTimers, realTimeout, setIoBusy, setWall, settle } from './lib/clock.mjs'
 import { BridgeError } from './lib/errors.mjs'
 import { Faults, installPluginCallFaults } from './lib/faults.mjs'
-import { DurableStore, hostSessionStore, memoryPersistence } from './lib/persistence.mjs'
+import { DurableStore, JsonlFiles, hostSessionStore, memoryPersistence } from './lib/persistence.mjs'
 import { ScriptedAdapter } from './lib/model.mjs'
 import { loadPluginPackages } from './lib/packages.mjs'
 import { toOfficialSeed } from './lib/seed.mjs'
@@ -641,7 +641,8 @@ export class Host {
       )
     }
     this.withhold = new Set(withhold)
-    this.store = new DurableStore()
+    // What is durable: the in-memory store, or the JSONL backend's files.
+    this.store = jsonlRoot === null ? new DurableStore() : new JsonlFiles(jsonlRoot)
     this.faults = new Faults()
     this.flushes = []
     this.warnings = []

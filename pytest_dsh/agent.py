@@ -31,6 +31,7 @@ from pytest_dsh.contract import (
     Signal,
     UserMessage,
 )
+from pytest_dsh.json_limits import json_value_problem
 from pytest_dsh.model import ScriptedModel
 from pytest_dsh.pending import AgentCounters
 from pytest_dsh.persistence import FaultPlan
@@ -415,7 +416,7 @@ class FakeAgent:
                 "type": "tool-call",
                 "callId": f"call-{next(_call_ids)}",
                 "name": call.name,
-                "arguments": dict(call.arguments),
+                "arguments": _logged_arguments(call.arguments),
             }
             for call in calls
         ]
@@ -433,7 +434,7 @@ class FakeAgent:
                     "step": step,
                     "callId": call_id,
                     "name": call.name,
-                    "arguments": dict(call.arguments),
+                    "arguments": request["arguments"],
                 },
             )
             outcome = await self.execute_tool(call.name, dict(call.arguments), call_id, signal)
@@ -470,3 +471,17 @@ class FakeAgent:
 
     def _end_turn(self, turn: int, reason: dict[str, Any]) -> None:
         self._session.append("turn/end", {"turn": turn, "reason": reason})
+
+
+#: How deep a model's tool-call arguments may nest and still be logged as sent.
+LOGGED_ARGUMENTS_DEPTH = 512
+
+
+def _logged_arguments(arguments: Any) -> dict[str, Any]:
+    """The arguments as the log keeps them: as the model sent them, unless the
+    log could not hold them (nested deeper than :data:`LOGGED_ARGUMENTS_DEPTH`,
+    an integer wider than the host accepts), then ``{}``. The call still runs
+    with what was sent, so its result is the host's argument error and the
+    turn completes."""
+    problem = json_value_problem(arguments, max_depth=LOGGED_ARGUMENTS_DEPTH)
+    return dict(arguments) if problem is None else {}

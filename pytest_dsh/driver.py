@@ -17,6 +17,7 @@ import asyncio
 import copy
 import itertools
 import os
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, Protocol, TypeVar, final
@@ -675,10 +676,20 @@ class PythonHostDriver:
         *,
         start_ms: int,
         withhold: frozenset[str] = frozenset(),
+        jsonl_root: str | os.PathLike[str] | None = None,
     ) -> None:
+        """``jsonl_root``: keep durable sessions as DSH session files under that
+        folder (:class:`~pytest_dsh.jsonl_store.JsonlStore`, which locks the
+        root: a second host on it is refused) instead of in memory."""
         self.implementation_name = name
         self.implementation_version = version
         self.host = FakeHost(plugins, start_ms=start_ms, withhold=withhold)
+        if jsonl_root is not None:
+            try:
+                self._use_jsonl_root(jsonl_root)
+            except BaseException:
+                self.host.close()  # a refused root leaves no host behind
+                raise
         self._probes: list[PreStepProbe] = []
         self._ordinary_probes: list[_OrdinaryProbePlugin] = []
         self._last_probes = _LastProbesPlugin(self._probes)
@@ -768,14 +779,21 @@ class PythonHostDriver:
         self.host.store.durability = mode
 
     def use_jsonl_store(self, root: str | os.PathLike[str]) -> None:
-        """Fake host only: keep durable sessions as DSH session files under
-        ``root`` (a flush is durable once fsynced; a torn tail is dropped on
-        load), instead of in memory. Call it before any session is made durable:
-        what the in-memory store already holds is not carried over."""
-        from pytest_dsh.jsonl_store import JsonlStore
-
+        """Deprecated: pass ``jsonl_root=`` to ``open_host`` (the same on both
+        hosts). Switches to session files under ``root``; it must come before
+        any session is made durable (the in-memory store is not carried over)."""
+        warnings.warn(
+            "use_jsonl_store() is deprecated: open the host with jsonl_root=",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         if self.host.store.session_ids():
             raise RuntimeError("use_jsonl_store() must come before any session is flushed")
+        self._use_jsonl_root(root)
+
+    def _use_jsonl_root(self, root: str | os.PathLike[str]) -> None:
+        from pytest_dsh.jsonl_store import JsonlStore
+
         durability = self.host.store.durability
         store = JsonlStore(root, now_ms=self.host.clock.now_ms)
         store.durability = durability

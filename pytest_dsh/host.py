@@ -186,7 +186,20 @@ class HostProcess:
         await asyncio.sleep(0)
         live = self.alive and self.sessions.get(str(getattr(session, "id", ""))) is session
         outcome = self.faults.next_flush_outcome() if live and session.live else "detached"
-        record = FlushRecord(session.id, outcome, self.host.clock.now_ms(), len(session.log))
+        wall_ms, length = self.host.clock.now_ms(), len(session.log)
+        if outcome == "durable":
+            # Recorded durable only once the store holds the log (a file store
+            # has fsynced it); a refusal is recorded rejected, with its reason.
+            refusal = self._persist(session)
+            done = "durable" if refusal is None else "rejected"
+            self.host.flushes.append(
+                FlushRecord(session.id, done, wall_ms, length, "" if refusal is None else refusal)
+            )
+            self.trace.record("flush", session.id, done)
+            if refusal is not None:
+                raise PersistenceRejectedError(f"the store refused the flush: {refusal}")
+            return True
+        record = FlushRecord(session.id, outcome, wall_ms, length)
         self.host.flushes.append(record)
         self.trace.record("flush", session.id, outcome)
         if outcome == "hang":
@@ -195,20 +208,26 @@ class HostProcess:
             released = await parked
             outcome = released if self.alive and session.live else "detached"  # type: ignore[assignment]
         if outcome == "durable":
-            try:
-                self.host.store.persist(session.header, session.log)
-            except PersistenceRejectedError:
-                # Recorded durable only if it was: the store refused the log.
+            refusal = self._persist(session)
+            if refusal is not None:
                 flushes = self.host.flushes
                 index = next(i for i in reversed(range(len(flushes))) if flushes[i] is record)
-                self.host.flushes[index] = dataclasses.replace(record, outcome="rejected")
-                raise
+                flushes[index] = dataclasses.replace(record, outcome="rejected", reason=refusal)
+                raise PersistenceRejectedError(f"the store refused the flush: {refusal}")
             return True
         if outcome == "falsy":
             return False
         if outcome == "rejected":
             raise PersistenceRejectedError("a session/flush listener failed")
         raise PersistenceDetachedError(f'session "{session.id}" is not live in this store')
+
+    def _persist(self, session: Any) -> str | None:
+        """Hand the live log to the store: None once it is durable, else why not."""
+        try:
+            self.host.store.persist(session.header, session.log)
+        except Exception as exc:  # whatever the store raised, the flush failed
+            return f"{type(exc).__name__}: {exc}"
+        return None
 
     # -- AgentsService ----------------------------------------------------------
 
@@ -470,7 +489,8 @@ class FakeHost:
             and 0 <= seed_length <= 2**53 - 1
         ):
             raise ValueError("session header seedLength must be a non-negative safe integer")
-        sid = session_id or f"session-{next(self._ids)}"
+        sid = session_id or self._fresh_session_id()
+        self.store.claim_new(sid)  # an id the store cannot take is refused up front
         # The session freezes its events, copying them: no deep copy needed here.
         events: list[SessionEvent] = list(seed or [])
         header: SessionHeader = {"id": sid}
@@ -483,9 +503,18 @@ class FakeHost:
         """A new root agent on a session seeded with ``agent``'s whole log; the
         header's ``seedLength`` marks the inherited prefix."""
         events = agent.session.snapshot()
-        sid = session_id or f"session-{next(self._ids)}"
+        sid = session_id or self._fresh_session_id()
+        self.store.claim_new(sid)
         session = self._new_session({"id": sid, "seedLength": len(events)}, events)
         return self._start_agent(session, is_root=True)
+
+    def _fresh_session_id(self) -> str:
+        """``session-N``, skipping ids the durable store already holds (a
+        JSONL root another host wrote to)."""
+        while True:
+            sid = f"session-{next(self._ids)}"
+            if not self.store.has(sid):
+                return sid
 
     def resume(self, session_id: str) -> FakeAgent:
         """A fresh root agent over the durable log of ``session_id``."""
@@ -637,3 +666,6 @@ class FakeHost:
             self._process.die()
         finally:
             self.clock.stop_patching()
+            close_store = getattr(self.store, "close", None)
+            if close_store is not None:
+                close_store()  # a file store releases its root's lock

@@ -109,14 +109,25 @@ class PythonImplementation:
         printer.text(repr(self))
 
     def open_host(
-        self, *, start_ms: int, withhold: frozenset[str] = frozenset()
+        self,
+        *,
+        start_ms: int,
+        withhold: frozenset[str] = frozenset(),
+        jsonl_root: str | pathlib.Path | None = None,
     ) -> PythonHostDriver:
+        """As :meth:`Implementation.open_host`; ``jsonl_root`` keeps durable
+        sessions as session files under that folder (docs/reliability.md)."""
         # Imported here: the fake host (and pytest, through time-machine) is only
         # needed when a test opens a host, never by importing an implementation.
         from pytest_dsh.driver import PythonHostDriver
 
         return PythonHostDriver(
-            self.name, self.version, self.plugins, start_ms=start_ms, withhold=withhold
+            self.name,
+            self.version,
+            self.plugins,
+            start_ms=start_ms,
+            withhold=withhold,
+            jsonl_root=jsonl_root,
         )
 
 

@@ -52,12 +52,17 @@ class PersistenceDetachedError(RuntimeError):
 
 @dataclass(frozen=True, slots=True)
 class FlushRecord:
-    """One call to ``sessions.flush`` as the host saw it."""
+    """One call to ``sessions.flush`` as the host saw it.
+
+    ``outcome`` is ``"durable"`` only once the store holds the log (for a file
+    store: written and fsynced); a flush the store refused is ``"rejected"``
+    and ``reason`` says why (empty for a fault the plan made)."""
 
     session_id: str
     outcome: FlushOutcome
     wall_ms: int
     durable_length: int
+    reason: str = ""
 
 
 @dataclass(slots=True)
@@ -445,6 +450,12 @@ class DurableStore:
 
     def has(self, session_id: str) -> bool:
         return session_id in self._sessions
+
+    def claim_new(self, session_id: str) -> None:
+        """Any id may start a session in memory (a file store checks here)."""
+
+    def close(self) -> None:
+        """Nothing to release (a file store releases its root's lock)."""
 
     def load(self, session_id: str) -> tuple[SessionHeader, list[SessionEvent]]:
         try:

@@ -5,6 +5,8 @@
 // durable store). What the store holds survives a crash of the process.
 import SessionStore, { interruptedTurnClosers } from '@deepseek-ai/dsh-session'
 import { SessionPersistence } from '@deepseek-ai/dsh-session-persistence'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { BridgeError } from './errors.mjs'
 
 export class DurableStore {
@@ -29,6 +31,54 @@ export class DurableStore {
       throw new BridgeError('KeyError', `no durable session '${id}' (durable sessions: ${known})`)
     }
     return structuredClone(stored)
+  }
+}
+
+/**
+ * What the official JSONL backend made durable under `root`, read straight
+ * from its session files (`<root>/_no-cwd/<id>/session.jsonl`, uncompressed):
+ * the durable log a test compares, as the in-memory store gives it. A torn
+ * last line (a crash mid-write) is not durable and is left out.
+ */
+export class JsonlFiles {
+  constructor(root) {
+    this.root = root
+  }
+
+  path(id) {
+    return join(this.root, '_no-cwd', id, 'session.jsonl')
+  }
+
+  has(id) {
+    try {
+      readFileSync(this.path(id))
+      return true
+    } catch {
+      return false
+    }
+  }
+
+  load(id) {
+    let text
+    try {
+      text = readFileSync(this.path(id), 'utf8')
+    } catch (error) {
+      if (error?.code !== 'ENOENT') throw error
+      throw new BridgeError('KeyError', `no durable session '${id}' under ${this.root}`)
+    }
+    const lines = text.split('\n')
+    lines.pop() // after the last newline: empty, or a torn write
+    const parsed = []
+    for (const [index, line] of lines.entries()) {
+      try {
+        parsed.push(JSON.parse(line))
+      } catch (error) {
+        if (index === lines.length - 1) break // a torn last line
+        throw new BridgeError('ValueError', `${this.path(id)}:${index + 1}: not a JSON line`)
+      }
+    }
+    const [header, ...events] = parsed
+    return { header, events }
   }
 }
 

@@ -183,12 +183,21 @@ class NodeImplementation:
             )
 
     def open_host(
-        self, *, start_ms: int, withhold: frozenset[str] = frozenset()
+        self,
+        *,
+        start_ms: int,
+        withhold: frozenset[str] = frozenset(),
+        jsonl_root: str | os.PathLike[str] | None = None,
     ) -> BridgeHostDriver:
         from pytest_dsh.official._driver import BridgeHostDriver
 
         return BridgeHostDriver(
-            self.name, self.version, start_ms=start_ms, withhold=withhold, runtime=self.prepare()
+            self.name,
+            self.version,
+            start_ms=start_ms,
+            withhold=withhold,
+            jsonl_root=jsonl_root,
+            runtime=self.prepare(),
         )
 
 

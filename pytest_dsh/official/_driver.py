@@ -343,11 +343,12 @@ class BridgeHostDriver:
         *,
         start_ms: int,
         withhold: frozenset[str] = frozenset(),
-        jsonl_root: str | None = None,
+        jsonl_root: str | os.PathLike[str] | None = None,
         runtime: BridgeRuntime | None = None,
     ) -> None:
-        """``jsonl_root`` (bridge-only): persist sessions with the official JSONL
-        backend under that folder instead of in memory (needs Node >= 22.15).
+        """``jsonl_root``: persist sessions with the official JSONL backend
+        under that folder instead of in memory (needs Node >= 22.15); as on the
+        fake host, :meth:`durable_events` then reads the session files.
         ``runtime``: the bridge install and packages to run (default: the official build's)."""
         self.implementation_name = name
         self.implementation_version = version
@@ -362,7 +363,8 @@ class BridgeHostDriver:
         self._closed = False
         self._process: BridgeProcess = acquire_process(runtime)
         try:
-            self._call("reset", start_ms=start_ms, withhold=sorted(withhold), jsonl_root=jsonl_root)
+            root = None if jsonl_root is None else os.fspath(jsonl_root)
+            self._call("reset", start_ms=start_ms, withhold=sorted(withhold), jsonl_root=root)
         except BaseException:
             release_process(self._process)
             raise
@@ -404,6 +406,7 @@ class BridgeHostDriver:
                     record["outcome"],
                     record["wall_ms"],
                     record["durable_length"],
+                    record.get("reason", ""),
                 )
             )
         self._warnings.extend(sync.get("warnings", ()))

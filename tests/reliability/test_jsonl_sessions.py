@@ -31,9 +31,7 @@ HOUR_MS = 3_600_000
 
 
 def _host(root: Path, start_ms: int = START_MS) -> PythonHostDriver:
-    host = REFERENCE.open_host(start_ms=start_ms)
-    host.host.store = JsonlStore(root, now_ms=host.host.clock.now_ms)  # type: ignore[assignment]
-    return host
+    return REFERENCE.open_host(start_ms=start_ms, jsonl_root=root)
 
 
 def _lines(root: Path, session_id: str) -> list[dict[str, Any]]:
@@ -104,48 +102,50 @@ def test_a_flush_is_recorded_durable_only_after_fsync(tmp_path, monkeypatch):
     ids=["cut-json", "cut-utf8", "bad-utf8-last-line"],
 )
 def test_a_torn_tail_is_ignored_on_load_and_cut_by_the_next_write(tmp_path, tail):
-    store = JsonlStore(tmp_path, now_ms=lambda: START_MS)
     events: list[Any] = [{"type": "a", "seq": 0, "time": 0, "data": {}}]
-    store.persist({"id": "s"}, events)
-    path = store.path("s")
+    with JsonlStore(tmp_path, now_ms=lambda: START_MS) as store:
+        store.persist({"id": "s"}, events)
+        path = store.path("s")
     with path.open("ab") as handle:
         handle.write(tail)
 
-    fresh = JsonlStore(tmp_path, now_ms=lambda: START_MS)
-    assert fresh.load("s") == ({"id": "s"}, events)
-    more = [*events, {"type": "b", "seq": 1, "time": 0, "data": {}}]
-    fresh.persist({"id": "s"}, more)
-    assert JsonlStore(tmp_path, now_ms=lambda: 0).load("s")[1] == more
+    with JsonlStore(tmp_path, now_ms=lambda: START_MS) as fresh:
+        assert fresh.load("s") == ({"id": "s"}, events)
+        more = [*events, {"type": "b", "seq": 1, "time": 0, "data": {}}]
+        fresh.persist({"id": "s"}, more)
+    with JsonlStore(tmp_path, now_ms=lambda: 0) as again:
+        assert again.load("s")[1] == more
     assert tail not in path.read_bytes()
 
 
 def test_a_bad_line_before_the_end_is_corruption_naming_the_line(tmp_path):
-    store = JsonlStore(tmp_path, now_ms=lambda: START_MS)
-    store.persist({"id": "s"}, [{"type": "a", "seq": 0, "time": 0, "data": {}}])  # type: ignore[list-item]
-    path = store.path("s")
+    with JsonlStore(tmp_path, now_ms=lambda: START_MS) as store:
+        store.persist({"id": "s"}, [{"type": "a", "seq": 0, "time": 0, "data": {}}])  # type: ignore[list-item]
+        path = store.path("s")
     lines = path.read_bytes().split(b"\n")
     path.write_bytes(b"\n".join([lines[0], b"{not json", *lines[1:]]))
-    with pytest.raises(SessionFileError, match=r"session\.jsonl:2: not a JSON line"):
-        JsonlStore(tmp_path, now_ms=lambda: 0).load("s")
+    with (
+        JsonlStore(tmp_path, now_ms=lambda: 0) as fresh,
+        pytest.raises(SessionFileError, match=r"session\.jsonl:2: not a JSON line"),
+    ):
+        fresh.load("s")
 
 
 def test_an_unserialisable_event_leaves_the_file_as_it_was(tmp_path):
-    store = JsonlStore(tmp_path, now_ms=lambda: START_MS)
     good: Any = {"type": "a", "seq": 0, "time": 0, "data": {}}
-    store.persist({"id": "s"}, [good])
-    before = store.path("s").read_bytes()
-    with pytest.raises(PersistenceRejectedError):
-        store.persist({"id": "s"}, [good, {**good, "seq": 1, "data": float("nan")}])
-    assert store.path("s").read_bytes() == before
+    with JsonlStore(tmp_path, now_ms=lambda: START_MS) as store:
+        store.persist({"id": "s"}, [good])
+        before = store.path("s").read_bytes()
+        with pytest.raises(PersistenceRejectedError):
+            store.persist({"id": "s"}, [good, {**good, "seq": 1, "data": float("nan")}])
+        assert store.path("s").read_bytes() == before
 
 
 _WRITER = textwrap.dedent(
     """
     import os, signal, sys
     from dsh_reference.implementation import IMPLEMENTATION
-    from pytest_dsh.jsonl_store import JsonlStore
-    host = IMPLEMENTATION.open_host(start_ms=%d)
-    host.host.store = JsonlStore(sys.argv[1], now_ms=host.host.clock.now_ms)
+    host = IMPLEMENTATION.open_host(start_ms=%d, jsonl_root=sys.argv[1])
     host.load_plugin("schedule")
     agent = host.create_agent(session_id="across")
     agent.call_tool("schedule_create", {"prompt": "tea", "after_seconds": 60})
