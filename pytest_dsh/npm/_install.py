@@ -503,6 +503,7 @@ def _base_install(
         if _read_manifest(base) is not None:
             return base
         clean_stale_staging(root)
+        npm_path = npm()  # a missing npm is said before any progress line
         started = time.monotonic()
         if progress is not None:
             progress(
@@ -513,7 +514,7 @@ def _base_install(
         try:
             _copy_bridge(source, staging, profile)
             # The host's own packages never need a lifecycle script.
-            done = _run_npm(npm(), ["ci", *_npm_flags(False)], staging)
+            done = _run_npm(npm_path, ["ci", *_npm_flags(False)], staging)
             if done.returncode != 0:
                 raise NpmInstallError(
                     f"npm failed to install the pinned packages of DSH host "
