@@ -47,7 +47,8 @@ dsh-schedule, closed codes (pin SCH-CODE-MAPPING)
   see ``_CODES``.
 
 dsh-schedule, other open details
-  Ids are ``r-<n>`` (SCH-ID-FORMAT). A call whose signal is aborted before its
+  Ids are ``r-<n>`` (SCH-ID-FORMAT). The tools are registered in the reverse
+  order, schedule_delete first (SCH-TOOL-ORDER). A call whose signal is aborted before its
   turn is not answered differently: it runs like any other call (SCH-ABORT-
   ANSWER; no README sentence mentions aborted calls). Tool output schemas
   describe these values, as "the generated tool catalog owns the argument and
@@ -296,9 +297,10 @@ _reference_checked_every_seconds = tool_arguments.checked_every_seconds
 
 
 def _tool_definitions() -> Any:
+    # Registered in reverse order (SCH-TOOL-ORDER): the README names the tools, not an order.
     return tuple(
         dataclasses.replace(definition, output_schema=copy.deepcopy(_OUTPUTS[definition.name]))
-        for definition in _reference_tool_definitions()
+        for definition in reversed(_reference_tool_definitions())
     )
 
 

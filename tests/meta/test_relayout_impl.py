@@ -39,7 +39,7 @@ def call(name, arguments, **options):
 def changes():
     return [e["data"] for e in agent.events() if e["type"] == "schedule/change"]
 
-seen = {}
+seen = {"tool_names": agent.tool_names()}
 seen["after_view"] = call("schedule_create", {"prompt": " Stretch ", "after_seconds": 60})
 seen["create_payload"] = changes()[-1]
 seen["list"] = call("schedule_list", {})
@@ -127,6 +127,11 @@ def test_views_have_no_kind_and_other_field_names(reference, variant):
     assert [list(item) for item in variant["list"]] != [list(item) for item in reference["list"]]
     assert variant["after_view"]["state"] == "scheduled"
     assert variant["after_view"]["deliveryMode"] == "session-local"
+
+
+def test_tools_are_registered_in_another_order(reference, variant):
+    assert reference["tool_names"] == ["schedule_create", "schedule_list", "schedule_delete"]
+    assert variant["tool_names"] == ["schedule_delete", "schedule_list", "schedule_create"]
 
 
 def test_ids_are_spelled_otherwise(reference, variant):
