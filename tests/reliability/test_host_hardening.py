@@ -166,3 +166,31 @@ def test_the_store_keeps_text_not_the_callers_objects():
     store.persist({"id": "s"}, [event])
     event["data"]["list"].append(2)
     assert store.load("s")[1][0]["data"] == {"list": [1]}
+
+
+@pytest.mark.parametrize("depth", [1000, 100_000])
+def test_a_model_call_nested_beyond_what_a_log_holds_still_completes_its_turn(depth):
+    # The bridge leg cannot run: the Python side of its channel cannot encode
+    # the scripted reply itself. On the fake host the call is logged with {}
+    # as its arguments and answered with the host argument error.
+    host = REFERENCE.open_host(start_ms=START_MS)
+    try:
+        host.load_plugin("schedule")
+        agent = host.create_agent(session_id="deep")
+        deep_call = ToolRequest(
+            "schedule_create", {"prompt": "tea", "after_seconds": 60, "extra": nested(depth)}
+        )
+        agent.script(ModelReply(tool_calls=(deep_call,)), reply_text("done"))
+        agent.prompt("remind me")
+        assert host.errors == []
+        types = [event["type"] for event in agent.events()]
+        assert types[-3:] == ["assistant/message", "step/end", "turn/end"]
+        results = [event["data"] for event in agent.events() if event["type"] == "tool/result"]
+        assert len(results) == 1 and results[0]["isError"] is True
+        assert "nested deeper than" in results[0]["content"][0]["text"]
+        calls = [event["data"] for event in agent.events() if event["type"] == "tool/call"]
+        assert calls[0]["arguments"] == {}
+        _schedule_still_works(agent)
+        assert host.durable_events("deep") == agent.events()
+    finally:
+        host.close()
