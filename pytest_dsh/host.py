@@ -55,6 +55,7 @@ from pytest_dsh.pending import PreStepOutcome
 from pytest_dsh.persistence import (
     DurableStore,
     FaultPlan,
+    FlushOutcome,
     FlushRecord,
     PersistenceDetachedError,
     PersistenceRejectedError,
@@ -191,7 +192,7 @@ class HostProcess:
             # Recorded durable only once the store holds the log (a file store
             # has fsynced it); a refusal is recorded rejected, with its reason.
             refusal = self._persist(session)
-            done = "durable" if refusal is None else "rejected"
+            done: FlushOutcome = "durable" if refusal is None else "rejected"
             self.host.flushes.append(
                 FlushRecord(session.id, done, wall_ms, length, "" if refusal is None else refusal)
             )
@@ -207,7 +208,7 @@ class HostProcess:
             self.faults.park(parked)
             released = await parked
             outcome = released if self.alive and session.live else "detached"  # type: ignore[assignment]
-        if outcome == "durable":
+        if outcome == "durable":  # type: ignore[comparison-overlap]  # a released hang
             refusal = self._persist(session)
             if refusal is not None:
                 flushes = self.host.flushes

@@ -124,7 +124,9 @@ def check_session_id(session_id: object) -> str:
         except UnicodeEncodeError:
             problem = "is not valid Unicode text"
     if problem is not None:
-        raise SessionIdError(f"session id {session_id!r} cannot name a session folder: it {problem}")
+        raise SessionIdError(
+            f"session id {session_id!r} cannot name a session folder: it {problem}"
+        )
     return session_id
 
 
