@@ -497,10 +497,11 @@ def _base_install(
     install on that host starts from a copy of its ``node_modules``."""
     key = _key({"base": _bridge_digest(source, profile), "host": profile.version})
     base = root / f"base-{profile.version}-{key}"
-    if _read_manifest(base) is not None:
+    # Pinned like any install: a run may be served by it, or copy it.
+    if _pinned(base) is not None:
         return base
     with _locked(root / f".base-{key}.lock"):
-        if _read_manifest(base) is not None:
+        if _pinned(base) is not None:
             return base
         clean_stale_staging(root)
         npm_path = npm()  # a missing npm is said before any progress line
@@ -525,6 +526,10 @@ def _base_install(
             _publish(staging, base)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
+        published = _pinned(base)
+        assert published is not None
+        # The same host of an older bridge (a kit upgrade) that no run uses.
+        _drop_superseded(root, base, published)
         if progress is not None:
             progress(f"pytest-dsh: done in {time.monotonic() - started:.0f} s")
     return base
