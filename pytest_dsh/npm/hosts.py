@@ -12,6 +12,13 @@ of a profile is ``npm ci`` of exactly that tree.
 :func:`host_profile` reads a profile, :func:`profile_manifest` writes the
 ``package.json`` its lock was made from, and
 :func:`pytest_dsh.npm.install_host` installs it into the npm cache.
+
+Adding a profile: add its entry to the table (every package at an exact
+version that ``npm view NAME versions`` lists), write
+:func:`profile_manifest` of it into an empty folder, run ``npm install
+--package-lock-only --ignore-scripts`` there and commit the lock as
+``bridge/hosts/<version>/package-lock.json``; ``tests/npm/test_hosts.py``
+checks the lock against the table and the table against the registry.
 """
 
 from __future__ import annotations
