@@ -56,6 +56,7 @@ import pytest
 
 from pytest_dsh import parallel, virtual_loop
 from pytest_dsh.implementations import suite_test_id
+from pytest_dsh.reporting.document import EarlyStop
 from pytest_dsh.virtual_loop import Budget, RunawayError
 
 __all__ = [
@@ -64,6 +65,7 @@ __all__ = [
     "DEFAULT_STEP_BUDGET",
     "DEFAULT_WALL_BUDGET_S",
     "RunawayStop",
+    "early_stop",
 ]
 
 DEFAULT_STEP_BUDGET: Final = 5_000_000
@@ -295,6 +297,8 @@ class RunawayStop:
         self.limit = limit
         self.ids: list[str] = []
         self.reason: str | None = None
+        #: The tests that ran away, as counted when the run was stopped.
+        self.stopped: tuple[str, ...] | None = None
         self._session: pytest.Session | None = None
         self._worker = parallel.is_worker(config)
         workerinput: dict[str, Any] = getattr(config, "workerinput", {})
@@ -342,6 +346,7 @@ class RunawayStop:
         if self.reason is not None or self._session is None:
             return
         self.reason = f"stopped after {len(ids)} runaways: {', '.join(ids)}"
+        self.stopped = tuple(ids)
         self._session.shouldfail = self.reason
         dsession = self._session.config.pluginmanager.getplugin("dsession")
         if dsession is not None:  # the xdist controller: schedule nothing more
@@ -370,3 +375,12 @@ class RunawayStop:
     def pytest_unconfigure(self) -> None:
         if self._owned is not None:
             self._owned.unlink(missing_ok=True)
+
+
+def early_stop(config: pytest.Config) -> EarlyStop | None:
+    """What the report says when --dsh-max-runaways stopped this run; ``None``
+    when it did not (or the limit is 0)."""
+    stop = config.pluginmanager.getplugin("dsh-runaway-stop")
+    if not isinstance(stop, RunawayStop) or stop.stopped is None:
+        return None
+    return EarlyStop(limit=stop.limit, tests=stop.stopped)

@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from pytest_dsh import __version__, fixture_options, parallel, roles
+from pytest_dsh import __version__, budget, fixture_options, parallel, roles
 from pytest_dsh.driver import HostDriver
 from pytest_dsh.errors import DshKitError
 from pytest_dsh.expectations import Expectations, load_expectations_file, unknown_test_ids
@@ -313,6 +313,7 @@ def _run_info(config: pytest.Config, run: DshRun) -> RunInfo:
         expectations=run.expectations_file.source if run.expectations_file else None,
         known_failures=len(run.expectations),
         command=" ".join(["pytest", *config.invocation_params.args]),
+        stopped=budget.early_stop(config),
     )
 
 

@@ -15,9 +15,17 @@ from pytest_dsh.reporting.document import RunInfo, build_document, causes, not_c
 from pytest_dsh.reporting.html import render_html
 from pytest_dsh.reporting.markdown import render_markdown
 from pytest_dsh.reporting.results import TestResult, collection_message
-from pytest_dsh.reporting.summary import cause_lines, verdict_lines
+from pytest_dsh.reporting.summary import cause_lines, overall_line, stop_line, verdict_lines
+from pytest_dsh.reporting.verdicts import word
 
 __all__ = ["ReportCollector", "write_reports"]
+
+#: How the terminal marks the verdict, by its tone (pytest_dsh.reporting.verdicts).
+_MARKUP: Mapping[str, Mapping[str, bool]] = {
+    "good": {"green": True},
+    "known": {"yellow": True},
+    "halt": {"yellow": True},
+}
 
 _RENDERERS: Mapping[str, Callable[[Mapping[str, Any]], str]] = {
     ".html": render_html,
@@ -83,11 +91,7 @@ class ReportCollector:
         document = self.document
         if document is None:
             return
-        verdict = document["verdict"]
-        markup = {
-            "conforms": {"green": True},
-            "conforms with known failures": {"yellow": True},
-        }.get(verdict["overall"], {"red": True})
+        markup = _MARKUP.get(word(document["verdict"]["overall"]).tone, {"red": True})
         terminalreporter.section("dsh conformance", sep="-", bold=True)
         for line in verdict_lines(document):
             terminalreporter.line(line)
@@ -97,8 +101,7 @@ class ReportCollector:
             terminalreporter.line(line)
         for path in self.written:
             terminalreporter.line(f"report: {path}")
-        terminalreporter.line(
-            f"verdict: {verdict['overall']} (exit status {verdict['exit_status']})",
-            bold=True,
-            **markup,
-        )
+        stopped = stop_line(document)
+        if stopped is not None:
+            terminalreporter.line(stopped, red=True)
+        terminalreporter.line(f"verdict: {overall_line(document)}", bold=True, **markup)

@@ -18,9 +18,10 @@ from pytest_dsh.reporting.causes import group_causes
 from pytest_dsh.reporting.readmes import readme_versions
 from pytest_dsh.reporting.results import TestResult
 from pytest_dsh.reporting.verdicts import (
+    COUNTED,
     DOES_NOT_CONFORM,
+    NO_VERDICT,
     NOT_ASSESSED,
-    OUTCOMES,
     combine,
     exit_status,
     group_verdict,
@@ -29,6 +30,7 @@ from pytest_dsh.reporting.verdicts import (
 __all__ = [
     "FORMAT",
     "PLUGINS",
+    "EarlyStop",
     "RunInfo",
     "build_document",
     "causes",
@@ -42,6 +44,15 @@ FORMAT: Final = "dsh-conformance-report/1"
 #: The plugins a verdict is given for; tests that belong to neither are "general".
 PLUGINS: Final = ("schedule", "time-context")
 LEVELS: Final = ("readme", "compat")
+
+
+@dataclass(frozen=True)
+class EarlyStop:
+    """The run stopped itself after ``limit`` tests ran away
+    (``--dsh-max-runaways``): those tests, in the order they ran away."""
+
+    limit: int
+    tests: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -60,6 +71,8 @@ class RunInfo:
     expectations: str | None
     known_failures: int
     command: str
+    #: Set when --dsh-max-runaways stopped the run before every test ran.
+    stopped: EarlyStop | None = None
 
 
 def report_schema() -> dict[str, Any]:
@@ -86,7 +99,7 @@ def pinned_details() -> dict[str, dict[str, str]]:
 
 def _counts(results: Iterable[TestResult]) -> dict[str, int]:
     counted = Counter(result.outcome for result in results)
-    return {outcome: counted.get(outcome, 0) for outcome in OUTCOMES}
+    return {outcome: counted.get(outcome, 0) for outcome in COUNTED}
 
 
 def _verdicts(
@@ -136,15 +149,37 @@ def _verdicts(
     )
     if failures_anywhere:
         overall = DOES_NOT_CONFORM
+    plugins: dict[str, str | None] = {
+        plugin: combine(counted_by_plugin[plugin]) if counted_by_plugin[plugin] else None
+        for plugin in plugins_in_run
+    }
+    instead = NO_VERDICT.get(int(exitstatus))
+    if instead is not None:
+        # pytest ended the run early: what ran is counted, but no level,
+        # plugin or run claims to conform or not.
+        overall = instead
+        for entry in levels.values():
+            entry["verdict"] = instead
+            for one in entry["plugins"].values():
+                one["verdict"] = instead
+        plugins = {plugin: instead if v is not None else None for plugin, v in plugins.items()}
     return {
         "overall": overall,
         "exit_status": exit_status(overall, exitstatus, failures_anywhere=failures_anywhere),
         "pytest_exit_status": int(exitstatus),
         "levels": levels,
-        "plugins": {
-            plugin: combine(counted_by_plugin[plugin]) if counted_by_plugin[plugin] else None
-            for plugin in plugins_in_run
-        },
+        "plugins": plugins,
+    }
+
+
+def _stopped(info: RunInfo, results: Sequence[TestResult]) -> dict[str, Any] | None:
+    if info.stopped is None:
+        return None
+    return {
+        "cause": "runaways",
+        "limit": info.stopped.limit,
+        "tests": list(info.stopped.tests),
+        "not_run": sum(1 for result in results if result.outcome == "not run"),
     }
 
 
@@ -242,6 +277,7 @@ def build_document(
         "expectations": {"source": info.expectations, "count": info.known_failures},
         "command": info.command,
         "verdict": _verdicts(info, ordered, exitstatus, len(not_collected)),
+        "stopped": _stopped(info, ordered),
         "counts": _counts(ordered),
         "collection_errors": not_collected,
         "causes": group_causes(tests, texts, titles),

@@ -12,8 +12,8 @@ from typing import Any
 
 from pytest_dsh.reporting.causes import representative_line, requirement_label
 from pytest_dsh.reporting.document import causes, failures, not_collected
-from pytest_dsh.reporting.summary import TestGroup, group_tests, header_lines
-from pytest_dsh.reporting.verdicts import OUTCOMES, describe_counts
+from pytest_dsh.reporting.summary import TestGroup, group_tests, header_lines, stop_line
+from pytest_dsh.reporting.verdicts import COUNTED, OUTCOMES, WORDS, describe_counts, word
 
 __all__ = ["render_html"]
 
@@ -28,10 +28,6 @@ th{background:#f6f8fa}
 code,pre{font-family:ui-monospace,"DejaVu Sans Mono",monospace;font-size:.85rem}
 pre{background:#f6f8fa;padding:.5rem;overflow-x:auto;white-space:pre-wrap;margin:.3rem 0}
 .verdict{display:inline-block;padding:.15rem .6rem;border-radius:1rem;font-weight:600}
-.v-conforms{background:#dafbe1;color:#116329}
-.v-conforms-with-known-failures{background:#fff8c5;color:#7d4e00}
-.v-does-not-conform{background:#ffebe9;color:#a40e26}
-.v-not-assessed{background:#eaeef2;color:#424a53}
 .big{font-size:1.3rem}
 .o{display:inline-block;padding:0 .35rem;border-radius:.3rem;font-size:.8rem;font-weight:600}
 .o-passed{background:#dafbe1;color:#116329}.o-failed,.o-error,.o-xpassed{background:#ffebe9;color:#a40e26}
@@ -49,9 +45,22 @@ ol.others{padding-left:1.4rem}ol.others li{margin:.4rem 0}
 ol.others pre{margin:.2rem 0}
 """
 
+#: The colours of a verdict by its tone (pytest_dsh.reporting.verdicts).
+_TONES = {
+    "good": "background:#dafbe1;color:#116329",
+    "known": "background:#fff8c5;color:#7d4e00",
+    "bad": "background:#ffebe9;color:#a40e26",
+    "none": "background:#eaeef2;color:#424a53",
+    "halt": "background:#ddf4ff;color:#0a3069",
+}
+
 
 def _slug(text: str) -> str:
     return "-".join(text.lower().split())
+
+
+# One rule per verdict word, so a word added to the table is coloured by its tone.
+_VERDICT_CSS = "".join(f".v-{_slug(one.text)}{{{_TONES[one.tone]}}}\n" for one in WORDS)
 
 
 def _verdict(verdict: str, big: bool = False) -> str:
@@ -139,6 +148,23 @@ def _cause_table(found: Sequence[Mapping[str, Any]]) -> str:
     )
 
 
+def _columns(document: Mapping[str, Any]) -> tuple[str, ...]:
+    """The count columns: "not run" only when some selected test never ran."""
+    return COUNTED if document["counts"].get("not run") else OUTCOMES
+
+
+def _no_claim(verdict: str) -> str:
+    one = word(verdict)
+    if one.claims:
+        return ""
+    return "; no conformance claimed" + (f": {escape(one.meaning)}" if one.meaning else "")
+
+
+def _stopped(document: Mapping[str, Any]) -> list[str]:
+    line = stop_line(document)
+    return [] if line is None else [f'<p id="stopped"><b>{escape(line)}</b></p>']
+
+
 def render_html(document: Mapping[str, Any]) -> str:
     verdict = document["verdict"]
     tests = {test["id"]: test for test in document["tests"]}
@@ -148,17 +174,19 @@ def render_html(document: Mapping[str, Any]) -> str:
         '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>Conformance report: {escape(impl['name'])} {escape(impl['version'])}</title>",
-        f"<style>{_CSS}</style></head><body>",
+        f"<style>{_CSS}{_VERDICT_CSS}</style></head><body>",
         "<header>",
         f"<h1>Conformance report: {escape(impl['name'])} {escape(impl['version'])}</h1>",
         f'<p id="overall">Verdict: {_verdict(verdict["overall"], big=True)} '
-        f"(exit status {verdict['exit_status']})</p>",
+        f"(exit status {verdict['exit_status']}){_no_claim(verdict['overall'])}</p>",
+        *_stopped(document),
         "<ul>" + "".join(f"<li>{escape(line)}</li>" for line in header_lines(document)) + "</ul>",
         f"<pre>{escape(document['command'])}</pre>",
         "</header>",
         '<section id="verdicts"><h2>Verdicts by level and plugin</h2><table>',
-        "<tr><th>level</th><th>plugin</th><th>verdict</th><th>passed</th><th>failed</th>"
-        "<th>error</th><th>xpassed</th><th>xfailed</th><th>skipped</th></tr>",
+        "<tr><th>level</th><th>plugin</th><th>verdict</th>"
+        + "".join(f"<th>{escape(o)}</th>" for o in _columns(document))
+        + "</tr>",
     ]
     for level, entry in verdict["levels"].items():
         for plugin, one in entry["plugins"].items():
@@ -167,10 +195,7 @@ def render_html(document: Mapping[str, Any]) -> str:
             out.append(
                 f"<tr><td>{escape(level)}</td><td>{escape(plugin)}</td>"
                 f"<td>{_verdict(one['verdict'])}{note}</td>"
-                + "".join(
-                    f"<td>{counts[o]}</td>"
-                    for o in ("passed", "failed", "error", "xpassed", "xfailed", "skipped")
-                )
+                + "".join(f"<td>{counts.get(o, 0)}</td>" for o in _columns(document))
                 + "</tr>"
             )
     out.append("</table></section>")
@@ -245,7 +270,7 @@ def render_html(document: Mapping[str, Any]) -> str:
             out.append(
                 f'<tr><td class="id"><a href="#pin-{escape(_slug(pin["id"]))}">'
                 f"{escape(pin['id'])}</a></td><td>{escape(pin['title'] or '')}</td>"
-                f"<td>{escape(describe_counts(outcomes, (*OUTCOMES, 'not run')))}</td></tr>"
+                f"<td>{escape(describe_counts(outcomes, COUNTED))}</td></tr>"
             )
         out.append("</table>")
         for pin in document["pinned_details"]:

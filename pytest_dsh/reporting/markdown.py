@@ -15,8 +15,8 @@ from typing import Any
 
 from pytest_dsh.reporting.causes import failure_line, representative_line, requirement_label
 from pytest_dsh.reporting.document import causes, not_collected
-from pytest_dsh.reporting.summary import group_tests, header_lines
-from pytest_dsh.reporting.verdicts import OUTCOMES, describe_counts
+from pytest_dsh.reporting.summary import group_tests, header_lines, stop_line
+from pytest_dsh.reporting.verdicts import COUNTED, OUTCOMES, describe_counts, word
 
 __all__ = ["code", "render_markdown", "text"]
 
@@ -107,8 +107,19 @@ def render_markdown(document: Mapping[str, Any]) -> str:
     tests = {test["id"]: test for test in document["tests"]}
     lines = ["# Conformance report", ""]
     lines += [f"- {text(line)}" for line in header_lines(document)]
-    lines += ["", f"**Verdict: {verdict['overall']}** (exit status {verdict['exit_status']})", ""]
-    columns = ("passed", "failed", "error", "xpassed", "xfailed", "skipped")
+    overall = word(verdict["overall"])
+    claim = "" if overall.claims else "; no conformance claimed" + (
+        f": {overall.meaning}" if overall.meaning else ""
+    )
+    lines += [
+        "",
+        f"**Verdict: {verdict['overall']}** (exit status {verdict['exit_status']}){claim}",
+        "",
+    ]
+    stopped = stop_line(document)
+    if stopped is not None:
+        lines += [f"**{text(stopped)}**", ""]
+    columns = COUNTED if document["counts"].get("not run") else OUTCOMES
     lines += ["| level | plugin | verdict | " + " | ".join(columns) + " |"]
     lines += ["|---" * (len(columns) + 3) + "|"]
     for level, entry in verdict["levels"].items():
@@ -117,7 +128,7 @@ def render_markdown(document: Mapping[str, Any]) -> str:
             note = f" ({text(one['note'])})" if one["note"] else ""
             lines.append(
                 f"| {level} | {text(plugin)} | {one['verdict']}{note} | "
-                + " | ".join(str(counts[o]) for o in columns)
+                + " | ".join(str(counts.get(o, 0)) for o in columns)
                 + " |"
             )
     broken = not_collected(document)
@@ -154,7 +165,7 @@ def render_markdown(document: Mapping[str, Any]) -> str:
         lines += ["| id | detail | tests |", "|---|---|---|"]
         for pin in document["pinned_details"]:
             outcomes = Counter(str(tests[i]["outcome"]) for i in pin["tests"] if i in tests)
-            status = describe_counts(outcomes, (*OUTCOMES, "not run"))
+            status = describe_counts(outcomes, COUNTED)
             lines.append(f"| {text(pin['id'])} | {text(pin['title'] or '')} | {status} |")
         for pin in document["pinned_details"]:
             lines += ["", f"### {text(pin['id'])}", "", *_fence(pin["value"] or "")]

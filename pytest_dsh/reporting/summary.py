@@ -10,9 +10,17 @@ from typing import Any
 
 from pytest_dsh.reporting.causes import representative_line, requirement_label
 from pytest_dsh.reporting.readmes import readme_line
-from pytest_dsh.reporting.verdicts import OUTCOMES, describe_counts
+from pytest_dsh.reporting.verdicts import COUNTED, describe_counts, word
 
-__all__ = ["TestGroup", "cause_lines", "group_tests", "header_lines", "verdict_lines"]
+__all__ = [
+    "TestGroup",
+    "cause_lines",
+    "group_tests",
+    "header_lines",
+    "overall_line",
+    "stop_line",
+    "verdict_lines",
+]
 
 #: Causes the terminal summary shows: a first screen, not the whole report.
 TERMINAL_CAUSES = 10
@@ -33,7 +41,7 @@ class TestGroup:
 
     @property
     def status(self) -> str:
-        return describe_counts(self.counts, (*OUTCOMES, "not run"))
+        return describe_counts(self.counts, COUNTED)
 
     @property
     def worst(self) -> str:
@@ -119,6 +127,32 @@ def verdict_lines(document: Mapping[str, Any]) -> list[str]:
                 f"{level:<7} {plugin:<13} {one['verdict']} ({describe_counts(one['counts'])}{note})"
             )
     return lines
+
+
+def overall_line(document: Mapping[str, Any]) -> str:
+    """``does not conform (exit status 1)``; a word given instead of a
+    verdict says so: ``interrupted (exit status 2); no conformance claimed:
+    the run was stopped before it finished``."""
+    verdict = document["verdict"]
+    line = f"{verdict['overall']} (exit status {verdict['exit_status']})"
+    one = word(str(verdict["overall"]))
+    if not one.claims:
+        line += "; no conformance claimed" + (f": {one.meaning}" if one.meaning else "")
+    return line
+
+
+def stop_line(document: Mapping[str, Any]) -> str | None:
+    """Why the run stopped before every test ran, or ``None``: ``stopped after
+    3 runaways (--dsh-max-runaways 3): a, b, c; 4 tests not run``."""
+    stopped = document.get("stopped")  # absent from documents that predate it
+    if not stopped:
+        return None
+    tests = stopped["tests"]
+    not_run = int(stopped["not_run"])
+    return (
+        f"stopped after {len(tests)} runaways (--dsh-max-runaways {stopped['limit']}): "
+        f"{', '.join(tests)}; {not_run} test{'s' if not_run != 1 else ''} not run, never passed"
+    )
 
 
 def sentence_count(sections: Sequence[Mapping[str, Any]]) -> int:
