@@ -303,7 +303,9 @@ function reply(message) {
 async function handle(line) {
   let request
   try {
-    request = JSON.parse(line, reviveNumbers)
+    // A reviver walks the value recursively, so only a line that needs one
+    // gets one: a deep value (a model's nested arguments) still parses.
+    request = line.includes('"$number"') ? JSON.parse(line, reviveNumbers) : JSON.parse(line)
   } catch (error) {
     reply({ id: null, ok: false, error: { kind: 'ProtocolError', message: describe(error) } })
     return

@@ -66,7 +66,8 @@ export class ScriptedAdapter extends LlmAdapter {
     if (reply.toolCalls !== undefined && reply.toolCalls.length > 0) {
       for (const [index, call] of reply.toolCalls.entries()) {
         const id = CallId(`call-${++this.callSeq}`)
-        const args = JSON.stringify(call.arguments)
+        // The driver sends the text a model would (any depth); older callers an object.
+        const args = call.argumentsJson ?? JSON.stringify(call.arguments)
         yield { type: 'block-start', index, blockType: 'tool-call' }
         yield { type: 'tool-call-delta', index, id, name: call.name, argumentsDelta: args }
         yield {

@@ -49,6 +49,7 @@ from pytest_dsh.errors import (
 from pytest_dsh.json_limits import json_value_problem
 from pytest_dsh.model import ModelReply
 from pytest_dsh.npm import BridgeRuntime
+from pytest_dsh.official._json_text import stringify
 from pytest_dsh.official._process import (
     BridgeProcess,
     NodeFailure,
@@ -183,8 +184,11 @@ def _reply_payload(reply: ModelReply) -> dict[str, Any]:
     if reply.text is not None:
         payload["text"] = reply.text
     else:
+        # Arguments go as the text a model sends, written here at any depth
+        # (the channel's own encoder stops at Python's recursion limit).
         payload["toolCalls"] = [
-            {"name": call.name, "arguments": dict(call.arguments)} for call in reply.tool_calls
+            {"name": call.name, "argumentsJson": stringify(dict(call.arguments))}
+            for call in reply.tool_calls
         ]
     return payload
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 import atexit
 import functools
 import json
-import math
 import os
 import selectors
 import shutil
@@ -34,6 +33,7 @@ from typing import IO, Any, Final, final
 from pytest_dsh import virtual_loop
 from pytest_dsh.errors import ImplementationError
 from pytest_dsh.npm import BridgeRuntime, NodeTooOldError
+from pytest_dsh.official._json_text import stringify
 from pytest_dsh.virtual_loop import RunawayError
 
 __all__ = [
@@ -66,20 +66,6 @@ _SETUP_HINT: Final = (
     "DSH_BRIDGE_DIR at a folder holding the bridge with its node_modules (without either, "
     "the kit installs the packages into its npm cache)"
 )
-
-
-def _encode(value: Any) -> Any:
-    """JSON-safe ``value``: non-finite floats become ``{"$number": ...}`` (plain
-    JSON has no NaN/Infinity; the bridge revives them as JS numbers)."""
-    if isinstance(value, float) and not math.isfinite(value):
-        if math.isnan(value):
-            return {"$number": "NaN"}
-        return {"$number": "Infinity" if value > 0 else "-Infinity"}
-    if isinstance(value, dict):
-        return {key: _encode(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_encode(item) for item in value]
-    return value
 
 
 def _excerpt(line: bytes | str) -> str:
@@ -336,8 +322,10 @@ class BridgeProcess:
         message = {"id": self._next_id, "op": op, **args}
         try:
             line = json.dumps(message, allow_nan=False)
-        except ValueError:  # a non-finite float: spell it the bridge's way
-            line = json.dumps(_encode(message), allow_nan=False)
+        except (ValueError, RecursionError):
+            # A non-finite float (spelled the bridge's way), or a value deeper
+            # than json's recursion goes (written with an explicit stack).
+            line = stringify(message, revivable=True)
         try:
             self._stdin.write(line.encode("utf-8") + b"\n")
             self._stdin.flush()

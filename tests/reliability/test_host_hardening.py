@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from dsh_conformance.schedule.session_logs import tool_result
 from dsh_reference.implementation import IMPLEMENTATION as REFERENCE
 from pytest_dsh.driver import HostDriver
 from pytest_dsh.errors import PluginLoadError
@@ -169,10 +170,36 @@ def test_the_store_keeps_text_not_the_callers_objects():
 
 
 @pytest.mark.parametrize("depth", [1000, 100_000])
-def test_a_model_call_nested_beyond_what_a_log_holds_still_completes_its_turn(depth):
-    # The bridge leg cannot run: the Python side of its channel cannot encode
-    # the scripted reply itself. On the fake host the call is logged with {}
-    # as its arguments and answered with the host argument error.
+def test_a_model_call_nested_beyond_what_a_log_holds_still_completes_its_turn(any_host, depth):
+    # The driver sends a scripted call as the text a model sends, at any
+    # depth. The deep value sits in a declared field, so each host's own
+    # argument check refuses it (the fake host for its depth, the official one
+    # for the schema: it parses any depth) and the turn goes on to its end.
+    any_host.load_plugin("schedule")
+    agent = any_host.create_agent(session_id="deep")
+    deep_call = ToolRequest("schedule_create", {"prompt": nested(depth), "after_seconds": 60})
+    agent.script(ModelReply(tool_calls=(deep_call,)), reply_text("done"))
+    agent.prompt("remind me")
+    assert any_host.errors == []
+    events = agent.events()
+    watched = ("tool/call", "tool/result", "step/end", "turn/end")
+    turn = [e["type"] for e in events if e["type"] in watched]
+    assert turn == ["tool/call", "tool/result", "step/end", "step/end", "turn/end"]
+    assert events[-1]["type"] == "turn/end"
+    assert events[-1]["data"]["reason"]["kind"] == "completed"
+    content, is_error = tool_result(next(e["data"] for e in events if e["type"] == "tool/result"))
+    assert is_error is True
+    assert "invalid arguments: " in content[0]["text"], content
+    _schedule_still_works(agent)
+    assert any_host.durable_events("deep") == agent.events()
+
+
+@pytest.mark.parametrize("depth", [1000, 100_000])
+def test_the_fake_host_logs_a_call_too_deep_for_its_log_with_empty_arguments(depth):
+    # Fake host only: a call its log cannot hold is logged with {} as its
+    # arguments and answered with the depth error. (The official host logs the
+    # model's text and, parsing any depth, hands an undeclared deep key to the
+    # plugin, which answers it: docs/reliability.md.)
     host = REFERENCE.open_host(start_ms=START_MS)
     try:
         host.load_plugin("schedule")
