@@ -74,7 +74,15 @@ class HostProfile:
         if not others:
             return f"DSH host {self.version}"
         at_version = sorted(name for name, version in dsh.items() if version == self.version)
-        return f"DSH host {self.version} ({', '.join(at_version)}; others {', '.join(others)})"
+        if len(at_version) * 2 <= len(dsh):
+            return f"DSH host {self.version} ({', '.join(at_version)}; others {', '.join(others)})"
+        # Most packages at the host's version: name the exceptions instead.
+        exceptions = "; ".join(
+            ", ".join(sorted(name for name, found in dsh.items() if found == version))
+            + f" {version}"
+            for version in others
+        )
+        return f"DSH host {self.version} (except {exceptions})"
 
 
 @functools.cache

@@ -78,9 +78,25 @@ def test_the_newer_profile_moves_only_the_packages_published_at_its_version():
     assert host_profile().describe() == "DSH host 0.1.0-rc.8"
 
 
+def test_the_older_profiles_take_the_newest_package_not_newer_than_the_host():
+    rc6, rc7 = host_profile("0.1.0-rc.6"), host_profile("0.1.0-rc.7")
+    jsonl = "@deepseek-ai/dsh-session-persistence-jsonl"
+    # dsh-session-persistence-jsonl was first published at rc.8: the one exception.
+    assert {name for name, version in rc6.packages.items() if version != "0.1.0-rc.6"} == {
+        "@deepseek-ai/cordis", jsonl
+    }
+    assert rc6.describe() == "DSH host 0.1.0-rc.6 (except dsh-session-persistence-jsonl 0.1.0-rc.8)"
+    assert rc7.describe() == (
+        "DSH host 0.1.0-rc.7 (except dsh-agent-loop, dsh-session-persistence, dsh-settings "
+        "0.1.0-rc.6; dsh-session-persistence-jsonl 0.1.0-rc.8)"
+    )
+    # jsonl rc.8 asks ^0.1.0-rc.8 of its peers: only overrides install it on these hosts.
+    assert rc6.peer_overrides and rc7.peer_overrides
+
+
 def test_an_unknown_host_names_the_known_ones():
     with pytest.raises(UnknownHostError, match=r"no DSH host profile '0\.9'; known profiles: "
-                       r"0\.1\.0-rc\.8, 0\.1\.1-rc\.2"):
+                       r"0\.1\.0-rc\.6, 0\.1\.0-rc\.7, 0\.1\.0-rc\.8, 0\.1\.1-rc\.2"):
         host_profile("0.9")
 
 
@@ -128,14 +144,14 @@ def test_a_host_for_a_python_implementation_is_a_usage_error(kit, tmp_path):
     assert "--dsh-host only applies to an npm implementation" in output
 
 
-def test_install_host_returns_a_ready_host_folder(kit, tmp_path):
+@pytest.mark.parametrize("version", sorted(set(HOST_PROFILES) - {DEFAULT_HOST}))
+def test_install_host_returns_a_ready_host_folder(kit, tmp_path, version):
     kit.require_npm()
-    folder = install_host(NEWER, cache_root=tmp_path)
-    assert install_host(NEWER, cache_root=tmp_path) == folder
-    agent = json.loads(
-        (folder / "node_modules" / "@deepseek-ai" / "dsh-agent" / "package.json").read_text()
-    )
-    assert agent["version"] == NEWER
+    folder = install_host(version, cache_root=tmp_path)
+    assert install_host(version, cache_root=tmp_path) == folder
+    for name, pinned in HOST_PROFILES[version].packages.items():
+        installed = json.loads((folder / "node_modules" / name / "package.json").read_text())
+        assert installed["version"] == pinned, name
     assert (folder / "server.mjs").is_file()
 
 
