@@ -53,6 +53,7 @@ from pytest_dsh.strategies.instants import (
 )
 from pytest_dsh.strategies.tool_arguments import (
     AMBIGUOUS_EDGES,
+    ANY_TRIM,
     blank_prompts,
     create_arguments,
     invalid_create_arguments,
@@ -61,6 +62,7 @@ from pytest_dsh.strategies.tool_arguments import (
 
 __all__ = [
     "AMBIGUOUS_EDGES",
+    "ANY_TRIM",
     "AT_SHAPE_MESSAGE",
     "DST_SAMPLE_ZONES",
     "GAP_MESSAGE",

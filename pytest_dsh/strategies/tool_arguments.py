@@ -17,6 +17,7 @@ from pytest_dsh.strategies.instants import (
 
 __all__ = [
     "AMBIGUOUS_EDGES",
+    "ANY_TRIM",
     "blank_prompts",
     "create_arguments",
     "invalid_create_arguments",
@@ -54,9 +55,15 @@ def prompts(*, max_size: int = 40) -> st.SearchStrategy[str]:
     return st.tuples(padding, core, padding).map("".join)
 
 
-def blank_prompts() -> st.SearchStrategy[str]:
-    """Prompts that are empty after JS trimming."""
-    return st.text(alphabet=JS_WHITESPACE, max_size=6)
+#: Whitespace that any trim removes (ASCII space, tab, newline): all a test
+#: that follows the README, which says only "trimmed", may pad a prompt with.
+ANY_TRIM: Final = " \t\n"
+
+
+def blank_prompts(*, alphabet: str = JS_WHITESPACE) -> st.SearchStrategy[str]:
+    """Prompts that are empty after JS trimming; with ``alphabet=ANY_TRIM``,
+    empty after any trim."""
+    return st.text(alphabet=alphabet, max_size=6)
 
 
 # -- tool arguments ---------------------------------------------------------------------
@@ -109,8 +116,10 @@ _SELECTORS: Final = {
 
 
 @st.composite
-def _selector_errors(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, str]]:
-    prompt = draw(st.one_of(prompts(), blank_prompts()))
+def _selector_errors(
+    draw: st.DrawFn, blanks: str = JS_WHITESPACE
+) -> tuple[dict[str, Any], dict[str, str]]:
+    prompt = draw(st.one_of(prompts(), blank_prompts(alphabet=blanks)))
     names = draw(
         st.one_of(
             st.just(()),
@@ -152,17 +161,25 @@ def _non_safe_integer() -> st.SearchStrategy[Any]:
     )
 
 
-def invalid_create_arguments() -> st.SearchStrategy[tuple[dict[str, Any], dict[str, str]]]:
+def invalid_create_arguments(
+    *, readme_only: bool = False
+) -> st.SearchStrategy[tuple[dict[str, Any], dict[str, str]]]:
     """``(arguments, value)`` pairs for failures that need neither a flush nor
-    the clock: invalid selector sets, blank prompts, malformed numbers.
+    the clock: invalid selector sets, blank prompts, malformed numbers; the
+    value is the official build's.
 
     The arguments always pass the catalog's argument schema, so the value is a
-    closed Schedule error, never a host error.
+    closed Schedule error, never a host error. ``readme_only`` keeps the cases
+    the README itself rejects: prompts blank under any trim (not JavaScript's
+    wider whitespace set), and every_seconds below 300 (the README asks a safe
+    integer of after_seconds only: 300.5 or 2**60 is the official build's
+    choice, SCH-CREATE-ARGUMENT-CHECKS).
     """
+    blanks = ANY_TRIM if readme_only else JS_WHITESPACE
     blank = st.builds(
         lambda prompt, seconds: ({"prompt": prompt, "after_seconds": seconds},
                                  dict(_PROMPT_ERROR)),
-        blank_prompts(),
+        blank_prompts(alphabet=blanks),
         st.integers(1, 86_400),
     )
     after = st.builds(
@@ -171,11 +188,14 @@ def invalid_create_arguments() -> st.SearchStrategy[tuple[dict[str, Any], dict[s
         prompts(),
         _non_safe_positive(),
     )
+    non_integers = _non_safe_integer()
+    if readme_only:  # below five minutes: rejected whatever the reason given
+        non_integers = non_integers.filter(lambda seconds: seconds < 300)
     every_rule = st.builds(
         lambda prompt, seconds: ({"prompt": prompt, "every_seconds": seconds},
                                  dict(_EVERY_ERROR)),
         prompts(),
-        _non_safe_integer(),
+        non_integers,
     )
     frequency = st.builds(
         lambda prompt, seconds: ({"prompt": prompt, "every_seconds": seconds},
@@ -183,5 +203,5 @@ def invalid_create_arguments() -> st.SearchStrategy[tuple[dict[str, Any], dict[s
         prompts(),
         st.integers(-MAX_SAFE_INTEGER, 299),
     )
-    return st.one_of(_selector_errors(), blank, after, every_rule, frequency)
+    return st.one_of(_selector_errors(blanks), blank, after, every_rule, frequency)
 
