@@ -20,6 +20,7 @@ from pytest_dsh.reporting.results import TestResult
 from pytest_dsh.reporting.verdicts import (
     COUNTED,
     DOES_NOT_CONFORM,
+    INTERRUPTED,
     NO_VERDICT,
     NOT_ASSESSED,
     combine,
@@ -154,6 +155,10 @@ def _verdicts(
         for plugin in plugins_in_run
     }
     instead = NO_VERDICT.get(int(exitstatus))
+    if instead == INTERRUPTED and collection_errors:
+        # pytest stopped on the collection errors, not on a user's interruption:
+        # part of the suite never ran, and the run does not conform.
+        instead = None
     if instead is not None:
         # pytest ended the run early: what ran is counted, but no level,
         # plugin or run claims to conform or not.

@@ -114,6 +114,20 @@ def test_ctrl_c_in_a_test_is_interrupted_not_a_verdict(impls: pytest.Pytester) -
     assert all(claim not in section for claim in CLAIMS)
 
 
+def test_a_collection_error_that_stops_the_run_still_does_not_conform(
+    impls: pytest.Pytester, spec_tests: str
+) -> None:
+    # pytest exits 2 on it, as on Ctrl-C; but the kit knows why: part of the
+    # suite never ran.
+    impls.makepyfile(test_spec=spec_tests, test_broken="import no_such_module_here\n")
+    result = impls.runpytest("--dsh-impl=impls:FULL", "--dsh-report=out")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    document, _, _ = _reports(impls)
+    assert document["verdict"]["overall"] == "does not conform"
+    assert list(document["collection_errors"]) == ["test_broken.py"]
+    assert "verdict: does not conform (exit status 2)" in _dsh_section(result)
+
+
 def test_pytest_exit_with_status_2_is_interrupted(impls: pytest.Pytester) -> None:
     impls.makepyfile(test_exit=PYTEST_EXIT)
     result = impls.runpytest("--dsh-impl=impls:FULL", "--dsh-report=out", "-p", "no:randomly")
