@@ -116,6 +116,27 @@ AgentRegistry.prototype.announce = function announceWatched(agent) {
   }
 }
 
+// Agents gone when announced (create_agent(gone_when_announced=True)): the
+// registry's views miss them from their announcement on, as a registry whose
+// removal had already taken effect would (the official one defers a removal
+// asked for during the announcement until it unwinds). The host then
+// disposes the agent for real, which announces its disposal.
+const goneAgents = new WeakSet()
+const { get: registryGet, list: registryList, roots: registryRoots, isOwnedBy } = AgentRegistry.prototype
+AgentRegistry.prototype.get = function getUnlessGone(id) {
+  const agent = registryGet.call(this, id)
+  return agent !== undefined && goneAgents.has(agent) ? undefined : agent
+}
+AgentRegistry.prototype.list = function listUnlessGone() {
+  return registryList.call(this).filter((agent) => !goneAgents.has(agent))
+}
+AgentRegistry.prototype.roots = function rootsUnlessGone() {
+  return registryRoots.call(this).filter((agent) => !goneAgents.has(agent))
+}
+AgentRegistry.prototype.isOwnedBy = function isOwnedByUnlessGone(id, owner) {
+  return this.get(id) !== undefined && isOwnedBy.call(this, id, owner)
+}
+
 /** Per agent: maintenance claims and releases, whenIdle calls (driver counters). */
 const agentCounts = new WeakMap()
 function countsOf(agent) {
@@ -909,8 +930,8 @@ export class Host {
    * announcement on (see `announced`), so model requests of its first turns
    * are recorded; a creation that fails leaves no record behind.
    */
-  async adopt(sessionId, create, isRoot) {
-    const creating = { sessionId, isRoot, record: null }
+  async adopt(sessionId, create, isRoot, gone = false) {
+    const creating = { sessionId, isRoot, record: null, gone }
     this.creating = creating
     let handle
     try {
@@ -928,6 +949,12 @@ export class Host {
       record = this.newRecord(handle.agent, isRoot)
     }
     record.handle = handle
+    if (gone) {
+      // Gone when announced: its real disposal follows at once.
+      goneAgents.add(handle.agent)
+      await drive(handle.dispose())
+      record.disposed = true
+    }
     await settle()
     return record
   }
@@ -943,10 +970,11 @@ export class Host {
   announced(agent) {
     const creating = this.creating
     if (creating == null || creating.record !== null || agent.session?.id !== creating.sessionId) return
+    if (creating.gone) goneAgents.add(agent)
     creating.record = this.newRecord(agent, creating.isRoot)
   }
 
-  async createAgent({ sessionId, seed, parent, seedLength }) {
+  async createAgent({ sessionId, seed, parent, seedLength, goneWhenAnnounced = false }) {
     const sid = sessionId ?? `session-${++this.ids}`
     if (this.proc.ctx.sessions.get(sid) !== undefined) {
       throw new BridgeError('ValueError', `session '${sid}' is already live`)
@@ -961,7 +989,8 @@ export class Host {
       ...(seed === undefined || seed === null ? {} : { seed: toOfficialSeed(seed) }),
     }
     try {
-      return await this.adopt(sid, () => owner.agents.create(options), parent === undefined || parent === null)
+      const isRoot = parent === undefined || parent === null
+      return await this.adopt(sid, () => owner.agents.create(options), isRoot, goneWhenAnnounced)
     } catch (error) {
       if (vetoes.has(error)) throw new BridgeError('AgentVetoedError', describe(error), { agent_id: sid })
       throw error

@@ -114,9 +114,15 @@ const ops = {
     await settle()
     return null
   },
-  async create_agent({ session_id, seed, parent, seed_length }) {
+  async create_agent({ session_id, seed, parent, seed_length, gone_when_announced }) {
     return agentInfo(
-      await requireHost().createAgent({ sessionId: session_id, seed, parent, seedLength: seed_length }),
+      await requireHost().createAgent({
+        sessionId: session_id,
+        seed,
+        parent,
+        seedLength: seed_length,
+        goneWhenAnnounced: gone_when_announced === true,
+      }),
     )
   },
   async fork({ agent }) {

@@ -46,6 +46,7 @@ from pytest_dsh.pending import (
     PreStepOutcome,
 )
 from pytest_dsh.persistence import Durability, FaultPlan, FlushRecord
+from pytest_dsh.seams import PLUGIN_INTERNAL, check_seam
 from pytest_dsh.session import MESSAGE_EVENT_TYPES
 from pytest_dsh.tools import (
     AbortSignal,
@@ -244,8 +245,14 @@ class HostDriver(Protocol):
         seed: Sequence[SessionEvent] | None = None,
         parent: AgentDriver | None = None,
         seed_length: int | None = None,
+        gone_when_announced: bool = False,
     ) -> AgentDriver:
-        """A new agent; ``seed_length`` sets the header's ``seedLength``."""
+        """A new agent; ``seed_length`` sets the header's ``seedLength``.
+
+        ``gone_when_announced``: the agent stops being live before any
+        plugin's agent-created listener runs, so plugins are told of an agent
+        that is no longer live (not among the roots, not found by id); it is
+        then disposed (agent-disposed listeners run) and returned, not live."""
 
     def fork(self, agent: AgentDriver) -> AgentDriver: ...
     def resume(self, session_id: str) -> AgentDriver: ...
@@ -277,6 +284,13 @@ class HostDriver(Protocol):
     def tool_registrations(self, session_id: str) -> list[ToolRegistration]:
         """Every tool registration on the agents of ``session_id`` (refused,
         disposed and dropped ones included), in call order."""
+
+    def supports(self, seam: str) -> bool:
+        """Whether this host provides ``seam`` (one of :data:`pytest_dsh.seams.SEAMS`;
+        any other name is a ``ValueError``). See :func:`pytest_dsh.seams.require_seam`."""
+
+    def unsupported_reason(self, seam: str) -> str:
+        """Why this host lacks ``seam``; empty when it provides it."""
 
     def close(self) -> None: ...
 
@@ -755,13 +769,18 @@ class PythonHostDriver:
         seed: Sequence[SessionEvent] | None = None,
         parent: AgentDriver | None = None,
         seed_length: int | None = None,
+        gone_when_announced: bool = False,
     ) -> PythonAgentDriver:
         parent_agent = parent.agent if isinstance(parent, PythonAgentDriver) else None
         if parent is not None and parent_agent is None:
             raise TypeError("parent must be an agent of this host")
         return self._wrap(
             self.host.create_agent(
-                session_id=session_id, seed=seed, parent=parent_agent, seed_length=seed_length
+                session_id=session_id,
+                seed=seed,
+                parent=parent_agent,
+                seed_length=seed_length,
+                gone_when_announced=gone_when_announced,
             )
         )
 
@@ -839,6 +858,12 @@ class PythonHostDriver:
 
     def tool_registrations(self, session_id: str) -> list[ToolRegistration]:
         return self.host.tool_registrations(session_id)
+
+    def supports(self, seam: str) -> bool:
+        return not self.unsupported_reason(seam)
+
+    def unsupported_reason(self, seam: str) -> str:
+        return PLUGIN_INTERNAL.get(check_seam(seam), "")
 
     def close(self) -> None:
         self.host.close()

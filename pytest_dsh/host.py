@@ -478,12 +478,15 @@ class FakeHost:
         seed: Sequence[SessionEvent] | None = None,
         parent: FakeAgent | None = None,
         seed_length: int | None = None,
+        gone_when_announced: bool = False,
     ) -> FakeAgent:
         """Create an agent on a new session (optionally seeded with ``seed``,
         events the session then owns). With ``parent`` the agent is a child
         (not a root). ``seed_length`` puts ``seedLength`` in the header as a fork
         would; like DSH, the host only accepts a non-negative safe integer, but
-        it may exceed the log (replay, not the host, rejects that)."""
+        it may exceed the log (replay, not the host, rejects that).
+        ``gone_when_announced``: the agent stops being live before the
+        agent-created listeners run, then its disposal is announced too."""
         if seed_length is not None and not (
             isinstance(seed_length, int)
             and not isinstance(seed_length, bool)
@@ -498,7 +501,7 @@ class FakeHost:
         if seed_length is not None:
             header["seedLength"] = seed_length
         session = self._new_session(header, events)
-        return self._start_agent(session, is_root=parent is None)
+        return self._start_agent(session, is_root=parent is None, gone=gone_when_announced)
 
     def fork(self, agent: FakeAgent, *, session_id: str | None = None) -> FakeAgent:
         """A new root agent on a session seeded with ``agent``'s whole log; the
@@ -523,17 +526,26 @@ class FakeHost:
         session = self._new_session(header, events)
         return self._start_agent(session, is_root=True)
 
-    def _start_agent(self, session: FakeSession, *, is_root: bool) -> FakeAgent:
+    def _start_agent(
+        self, session: FakeSession, *, is_root: bool, gone: bool = False
+    ) -> FakeAgent:
         process = self._process
         agent = FakeAgent(process, f"agent-{next(self._ids)}", session, is_root=is_root)
         process.agents[agent.id] = agent
         for name in self.preregistered_tools:
             agent.tools.register(_host_tool(name), host_tool=True)
+        if gone:
+            # Disposed before its announcement reaches any listener: they are
+            # told of an agent no longer live (get() and roots() miss it).
+            agent.mark_dead()
         try:
             self.run_to_completion(process.call_serial("dsh_agent_created", agent=agent))
         except Exception as exc:
             agent.mark_dead()
             raise AgentVetoedError(agent.id, exc) from exc
+        if gone:
+            # DSH pairs every announced agent with its disposal.
+            self.run_to_completion(process.call_serial("dsh_agent_disposed", agent=agent))
         return agent
 
     def preregister_tool(self, name: str) -> None:

@@ -59,6 +59,7 @@ from pytest_dsh.official._process import (
 )
 from pytest_dsh.pending import AgentCounters, PreStepOutcome
 from pytest_dsh.persistence import FaultPlan, FlushRecord
+from pytest_dsh.seams import PLUGIN_INTERNAL, check_seam
 from pytest_dsh.tools import ToolOutcome, ToolRegistration, argument_error
 from pytest_dsh.trace import TraceEntry
 
@@ -173,6 +174,15 @@ class _BridgePreStep(_BridgePending):
 class _BridgeDisposal(_BridgePending):
     def result(self) -> None:
         self._settled()
+
+
+#: Seams the bridge lacks beyond those no host offers (pytest_dsh.seams).
+_BRIDGE_GAPS = {
+    "per-event-durability": (
+        "the official persistence writes what a flush hands it; making each append "
+        "durable at once would change the host, not configure it"
+    ),
+}
 
 
 def _window_state(plan: FaultPlan) -> list[dict[str, Any]]:
@@ -503,6 +513,7 @@ class BridgeHostDriver:
         seed: Sequence[SessionEvent] | None = None,
         parent: AgentDriver | None = None,
         seed_length: int | None = None,
+        gone_when_announced: bool = False,
     ) -> BridgeAgentDriver:
         if parent is not None and not (
             isinstance(parent, BridgeAgentDriver) and parent._host is self
@@ -514,6 +525,7 @@ class BridgeHostDriver:
             seed=None if seed is None else list(seed),
             parent=None if parent is None else parent.handle,
             seed_length=seed_length,
+            gone_when_announced=gone_when_announced,
         )
         return self._agent(info)
 
@@ -578,6 +590,13 @@ class BridgeHostDriver:
             )
             for entry in self._call("tool_registrations", session_id=session_id)
         ]
+
+    def supports(self, seam: str) -> bool:
+        return not self.unsupported_reason(seam)
+
+    def unsupported_reason(self, seam: str) -> str:
+        known = check_seam(seam)
+        return _BRIDGE_GAPS.get(known) or PLUGIN_INTERNAL.get(known, "")
 
     def close(self) -> None:
         if self._closed:

@@ -15,7 +15,7 @@ from typing import Any
 
 __all__ = ["stringify"]
 
-_dumps_string = json.encoder.encode_basestring_ascii  # type: ignore[attr-defined]
+_dumps_string = json.encoder.encode_basestring_ascii
 
 
 def stringify(value: Any, *, revivable: bool = False) -> str:
