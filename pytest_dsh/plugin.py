@@ -249,7 +249,11 @@ def pytest_configure(config: pytest.Config) -> None:
         hypothesis=_hypothesis(config, pick_seed=resolved is not None),
     )
     config.stash[_RUN_KEY] = run
-    config.stash[parallel.HANDED_DOWN] = {"hypothesis_seed": run.hypothesis.seed}
+    config.stash[parallel.HANDED_DOWN] = {
+        "hypothesis_seed": run.hypothesis.seed,
+        # Workers load the npm install the controller resolved, never their own.
+        **npm_options.handed_down(run.implementation),
+    }
     if run.implementation is None:
         return
     _load_expectations(config, run)
@@ -300,6 +304,9 @@ def _rerun_args(config: pytest.Config, run: DshRun) -> list[str]:
 def _run_info(config: pytest.Config, run: DshRun) -> RunInfo:
     implementation = run.implementation
     assert implementation is not None
+    # An npm implementation's DSH host, named in the reports as in the header.
+    host = getattr(implementation, "host_profile", None)
+    peer_notes = getattr(implementation, "peer_notes", None)
     return RunInfo(
         implementation=implementation.name,
         version=implementation.version,
@@ -314,6 +321,9 @@ def _run_info(config: pytest.Config, run: DshRun) -> RunInfo:
         known_failures=len(run.expectations),
         command=" ".join(["pytest", *config.invocation_params.args]),
         stopped=budget.early_stop(config),
+        host=host.describe() if host is not None else None,
+        host_version=host.version if host is not None else None,
+        host_notes=tuple(peer_notes()) if callable(peer_notes) else (),
     )
 
 

@@ -10,6 +10,7 @@ the bridge once and checks that every package exports a DSH plugin
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from collections.abc import Iterable, Mapping
@@ -84,6 +85,7 @@ class NodeImplementation:
     #: what the packages turn out to export).
     _declared: bool = field(default=False, init=False, repr=False, compare=False)
     _notes: list[str] = field(default_factory=list, init=False, repr=False, compare=False)
+    _peer_notes: list[str] = field(default_factory=list, init=False, repr=False, compare=False)
 
     def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
         # Hypothesis prints a failing example's arguments field by field,
@@ -113,13 +115,28 @@ class NodeImplementation:
 
     def notes(self) -> tuple[str, ...]:
         """What the header says about the packages beyond name and version
-        (a companion left out, and why)."""
-        return tuple(self._notes)
+        (a companion left out, and why; a peer range the run was forced past)."""
+        return (*self._notes, *self._peer_notes)
+
+    def peer_notes(self) -> tuple[str, ...]:
+        """Each peer range of the packages that excludes a package of the
+        host, and what forced the run past it (set by :meth:`prepare`)."""
+        return tuple(self._peer_notes)
 
     def specs(self) -> list[PackageSpec]:
         """The packages, read (local folders and tarballs are opened here)."""
         items = sorted(self.packages.items())
         return [parse_spec(role, spec, base=self.base) for role, spec in items]
+
+    def on_host(self, version: str) -> NodeImplementation:
+        """A copy on DSH host ``version``, capabilities as this one has them:
+        the defaults stay defaults (a package without ``./invariant`` is then
+        tested without it), declared ones stay declared."""
+        copy = dataclasses.replace(self, host=version)
+        object.__setattr__(copy, "_declared", self._declared)
+        if not self._declared:
+            object.__setattr__(copy, "capabilities", self.capabilities)
+        return copy
 
     @property
     def host_profile(self) -> HostProfile:
@@ -132,11 +149,15 @@ class NodeImplementation:
         progress: Progress | None = None,
         cache_root: Path | None = None,
         scripts: bool = False,
+        installed: BridgeRuntime | None = None,
     ) -> BridgeRuntime:
-        """Install (or reuse) the packages and check their shape, once per
-        object; the install resolved here is the one every host of this object
-        runs (a published install never changes). ``scripts`` lets npm run
-        the packages' lifecycle scripts. Raises an :class:`~pytest_dsh.npm.errors.NpmSetupError` (an
+        """Install (or reuse) the packages, check their peer ranges against
+        the host and their shape, once per object; the install resolved here
+        is the one every host of this object runs (a published install never
+        changes). ``scripts`` lets npm run the packages' lifecycle scripts.
+        ``installed`` is an install another process resolved (a parallel
+        run's controller): used as is, nothing resolved again. Raises an
+        :class:`~pytest_dsh.npm.errors.NpmSetupError` (an
         :class:`~pytest_dsh.errors.ImplementationError`) naming the problem."""
         runtime = self._prepared.get("runtime")
         if runtime is not None:
@@ -145,7 +166,7 @@ class NodeImplementation:
 
         specs = self.specs()
         profile = self.host_profile
-        runtime = _prebuilt_runtime(specs, profile) or install_packages(
+        runtime = installed or _prebuilt_runtime(specs, profile) or install_packages(
             specs,
             overrides=self.npm_overrides,
             cache_root=cache_root or self.cache_dir,
@@ -153,10 +174,26 @@ class NodeImplementation:
             host=profile.version,
             scripts=scripts,
         )
+        self._peer_notes[:] = self._checked_peers(runtime, profile)
         reports = check_packages(runtime, specs)
         self._settle_companions(specs, reports)
         self._prepared["runtime"] = runtime
         return runtime
+
+    def _checked_peers(self, runtime: BridgeRuntime, profile: HostProfile) -> list[str]:
+        """The packages' peer ranges against ``profile`` (:mod:`pytest_dsh.npm._peers`):
+        the header notes of the ranges a run was forced past."""
+        from pytest_dsh.npm._peers import check_peers
+        from pytest_dsh.official._process import BridgeUnavailableError, locate_node
+
+        try:
+            node = locate_node(runtime.folder)
+        except BridgeUnavailableError:
+            return []  # the shape check that follows says the bridge cannot start
+        return check_peers(
+            runtime.folder, [name for _, name in runtime.packages], profile,
+            self.npm_overrides, node=node,
+        )
 
     def _settle_companions(
         self, specs: list[PackageSpec], reports: Mapping[str, Mapping[str, Any]]

@@ -23,7 +23,6 @@ The pytest plugin (:mod:`pytest_dsh.plugin`) calls :func:`pytest_addoption`,
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 from typing import Final, TypeVar, cast
 
@@ -32,11 +31,13 @@ import pytest
 from pytest_dsh.errors import ImplementationError
 from pytest_dsh.implementations import Implementation
 from pytest_dsh.npm._implementation import NodeImplementation
+from pytest_dsh.npm._install import BridgeRuntime
 from pytest_dsh.npm._specs import ROLES, parse_spec
 from pytest_dsh.npm.hosts import DEFAULT_HOST, HOST_PROFILES
 
 __all__ = [
     "IMPL_NAME",
+    "handed_down",
     "host_option",
     "implementation_for",
     "prepare",
@@ -217,9 +218,9 @@ def prepare(config: pytest.Config, implementation: _Impl) -> _Impl:
                 "NodeImplementation)"
             )
         return implementation
-    node = implementation
+    node: NodeImplementation = implementation
     if host is not None and host.strip() != node.host:
-        node = dataclasses.replace(node, host=host.strip())
+        node = node.on_host(host.strip())
     capture = config.pluginmanager.getplugin("capturemanager")
 
     def progress(message: str) -> None:
@@ -229,5 +230,44 @@ def prepare(config: pytest.Config, implementation: _Impl) -> _Impl:
         else:  # pragma: no cover - capture disabled with -p no:capture
             print(message, flush=True)
 
-    node.prepare(progress=progress, cache_root=_cache_root(config), scripts=scripts_option(config))
+    node.prepare(
+        progress=progress,
+        cache_root=_cache_root(config),
+        scripts=scripts_option(config),
+        installed=_controller_install(config),
+    )
     return cast(_Impl, node)
+
+
+#: The key of the controller's install in what a parallel run hands its workers.
+_HANDED_KEY: Final = "npm_install"
+
+
+def handed_down(implementation: object) -> dict[str, object]:
+    """On a parallel run's controller: the install it resolved, for its
+    workers (:func:`pytest_dsh.parallel.inherited`), so that every worker
+    loads exactly that code even if a package folder changed since."""
+    if not isinstance(implementation, NodeImplementation):
+        return {}
+    runtime = implementation.prepare()  # resolved already: the same object
+    return {
+        _HANDED_KEY: {
+            "folder": str(runtime.folder),
+            "packages": [list(pair) for pair in runtime.packages],
+            "host": runtime.host,
+        }
+    }
+
+
+def _controller_install(config: pytest.Config) -> BridgeRuntime | None:
+    """On a worker: the install its controller resolved; else None."""
+    from pytest_dsh.parallel import inherited
+
+    handed = (inherited(config) or {}).get(_HANDED_KEY)
+    if not isinstance(handed, dict):
+        return None
+    return BridgeRuntime(
+        Path(str(handed["folder"])),
+        tuple((str(role), str(name)) for role, name in handed["packages"]),
+        str(handed["host"]),
+    )

@@ -74,6 +74,11 @@ class RunInfo:
     command: str
     #: Set when --dsh-max-runaways stopped the run before every test ran.
     stopped: EarlyStop | None = None
+    #: An npm implementation's DSH host (as the header names it), and what
+    #: the run was forced past on it (peer ranges that exclude the host).
+    host: str | None = None
+    host_version: str | None = None
+    host_notes: tuple[str, ...] = ()
 
 
 def report_schema() -> dict[str, Any]:
@@ -274,6 +279,7 @@ def build_document(
             "version": info.version,
             "spec": info.spec,
             "capabilities": sorted(info.capabilities),
+            **_host(info),
         },
         "kit": {"version": info.kit_version, "tzdata": info.tzdata},
         "readmes": readme_versions(),
@@ -289,6 +295,15 @@ def build_document(
         "sections": sections,
         "pinned_details": _pinned(ordered),
         "tests": tests,
+    }
+
+
+def _host(info: RunInfo) -> dict[str, Any]:
+    """The ``host`` member of an npm implementation (none for others)."""
+    if info.host is None:
+        return {}
+    return {
+        "host": {"version": info.host_version, "text": info.host, "notes": list(info.host_notes)}
     }
 
 

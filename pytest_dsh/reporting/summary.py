@@ -78,10 +78,18 @@ def header_lines(document: Mapping[str, Any]) -> list[str]:
     return [
         f"implementation: {impl['name']} {impl['version']} (--dsh-impl={impl['spec']}); "
         f"capabilities: {', '.join(impl['capabilities']) or 'none'}",
+        *_host_lines(impl.get("host")),
         *([readmes] if readmes else []),
         f"levels: {', '.join(document['levels'])}; {known}",
         f"pytest-dsh {kit['version']}; tzdata {kit['tzdata']}; {document['hypothesis']['text']}",
     ]
+
+
+def _host_lines(host: Mapping[str, Any] | None) -> list[str]:
+    """An npm implementation's DSH host, and each peer range it was run past."""
+    if not host:
+        return []
+    return [f"on {host['text']}", *(str(note) for note in host.get("notes", ()))]
 
 
 def cause_lines(
