@@ -12,6 +12,7 @@ from typing import Any, final
 import pytest
 
 from pytest_dsh.reporting.document import RunInfo, build_document, causes, not_collected
+from pytest_dsh.reporting.host_limit_rows import host_limit_line, host_limited
 from pytest_dsh.reporting.html import render_html
 from pytest_dsh.reporting.markdown import render_markdown
 from pytest_dsh.reporting.results import TestResult, collection_message
@@ -99,6 +100,9 @@ class ReportCollector:
             terminalreporter.line(f"not collected: {label}", red=True)
         for line in cause_lines(causes(document)):
             terminalreporter.line(line)
+        limits = host_limit_line(host_limited(document))
+        if limits is not None:
+            terminalreporter.line(limits, blue=True)
         for path in self.written:
             terminalreporter.line(f"report: {path}")
         stopped = stop_line(document)

@@ -12,6 +12,7 @@ from typing import Any
 
 from pytest_dsh.reporting.causes import representative_line, requirement_label
 from pytest_dsh.reporting.document import causes, failures, not_collected
+from pytest_dsh.reporting.host_limit_rows import host_limit_line, host_limited
 from pytest_dsh.reporting.summary import TestGroup, group_tests, header_lines, stop_line
 from pytest_dsh.reporting.verdicts import COUNTED, OUTCOMES, WORDS, describe_counts, word
 
@@ -31,7 +32,8 @@ pre{background:#f6f8fa;padding:.5rem;overflow-x:auto;white-space:pre-wrap;margin
 .big{font-size:1.3rem}
 .o{display:inline-block;padding:0 .35rem;border-radius:.3rem;font-size:.8rem;font-weight:600}
 .o-passed{background:#dafbe1;color:#116329}.o-failed,.o-error,.o-xpassed{background:#ffebe9;color:#a40e26}
-.o-xfailed{background:#fff8c5;color:#7d4e00}.o-skipped,.o-not-run{background:#eaeef2;color:#424a53}
+.o-xfailed{background:#fff8c5;color:#7d4e00}
+.o-host-limit,.o-host-limit-lifted{background:#ddf4ff;color:#0a3069}.o-skipped,.o-not-run{background:#eaeef2;color:#424a53}
 .failure{border-left:4px solid #cf222e;padding:.2rem .8rem;margin:1rem 0;background:#fffafa}
 .original{color:#57606a;margin-top:.2rem}
 .level{font-size:.75rem;color:#57606a}
@@ -165,6 +167,25 @@ def _stopped(document: Mapping[str, Any]) -> list[str]:
     return [] if line is None else [f'<p id="stopped"><b>{escape(line)}</b></p>']
 
 
+def _host_limits(document: Mapping[str, Any]) -> list[str]:
+    rows = host_limited(document)
+    if not rows:
+        return []
+    out = [
+        f'<section id="host-limits"><h2>Host limits ({len(rows)})</h2>'
+        f"<p>{escape(host_limit_line(rows) or '')}</p><details>"
+        "<summary>Tests no plugin can pass on this DSH host, and why</summary><table>"
+        "<tr><th>test</th><th>outcome</th><th>reason</th></tr>"
+    ]
+    out += [
+        f"<tr><td><code>{escape(t['id'])}</code></td><td>{_outcome(t['outcome'])}</td>"
+        f"<td>{escape(t.get('host_limit') or '')}</td></tr>"
+        for t in rows
+    ]
+    out.append("</table></details></section>")
+    return out
+
+
 def render_html(document: Mapping[str, Any]) -> str:
     verdict = document["verdict"]
     tests = {test["id"]: test for test in document["tests"]}
@@ -234,6 +255,7 @@ def render_html(document: Mapping[str, Any]) -> str:
             for t in known
         ]
         out.append("</table></details></section>")
+    out += _host_limits(document)
     out.append('<section id="readme"><h2>README sentences and their tests</h2>')
     for section in document["sections"]:
         ids = [test_id for s in section["sentences"] for test_id in s["tests"]]

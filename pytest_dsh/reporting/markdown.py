@@ -15,6 +15,7 @@ from typing import Any
 
 from pytest_dsh.reporting.causes import failure_line, representative_line, requirement_label
 from pytest_dsh.reporting.document import causes, not_collected
+from pytest_dsh.reporting.host_limit_rows import host_limit_line, host_limited
 from pytest_dsh.reporting.summary import group_tests, header_lines, stop_line
 from pytest_dsh.reporting.verdicts import COUNTED, OUTCOMES, describe_counts, word
 
@@ -144,6 +145,14 @@ def render_markdown(document: Mapping[str, Any]) -> str:
     if known:
         lines += ["", f"## Known failures ({len(known)})", "", "| test | reason |", "|---|---|"]
         lines += [f"| {code(t['id'])} | {text(t['known_failure'] or '')} |" for t in known]
+    limited = host_limited(document)
+    if limited:
+        lines += ["", f"## Host limits ({len(limited)})", "", text(host_limit_line(limited) or "")]
+        lines += ["", "| test | outcome | reason |", "|---|---|---|"]
+        lines += [
+            f"| {code(t['id'])} | {t['outcome']} | {text(t.get('host_limit') or '')} |"
+            for t in limited
+        ]
     lines += ["", "## README sentences and their tests"]
     for section in document["sections"]:
         title = section["title"]

@@ -8,9 +8,12 @@ from typing import Any
 
 import pytest
 
-__all__ = ["TestResult", "collection_message", "outcome_of"]
+__all__ = ["HOST_LIMIT", "HOST_LIMIT_LIFTED", "TestResult", "collection_message", "outcome_of"]
 
 _MESSAGE_LIMIT = 4000
+#: The outcomes of a test the DSH host decides (pytest_dsh.npm.host_limits).
+HOST_LIMIT = "host limit"
+HOST_LIMIT_LIFTED = "host limit lifted"
 
 
 @dataclass
@@ -30,6 +33,10 @@ class TestResult:
     outcome: str = "not run"
     message: str | None = None
     known_failure: str | None = None
+    #: Set at collection when the DSH host cannot let any plugin pass this
+    #: test (pytest_dsh.npm.host_limits): its outcome is then ``host limit``
+    #: or, when it passes, ``host limit lifted``; never counted against it.
+    host_limit: str | None = None
     duration: float = 0.0
     _phases: list[str] = field(default_factory=list, repr=False)
 
@@ -41,8 +48,12 @@ class TestResult:
             return
         if report.when == "teardown" and self.outcome in ("failed", "error"):
             return  # the first failure is the one to read
+        if self.host_limit is not None and outcome in ("xfailed", "xpassed"):
+            outcome = HOST_LIMIT if outcome == "xfailed" else HOST_LIMIT_LIFTED
         self.outcome = outcome
-        if outcome == "xfailed":
+        if outcome in (HOST_LIMIT, HOST_LIMIT_LIFTED):
+            self.message = _crash_message(report) if outcome == HOST_LIMIT else None
+        elif outcome == "xfailed":
             self.known_failure = str(getattr(report, "wasxfail", "")) or None
             self.message = _crash_message(report)
         elif outcome in ("failed", "error", "skipped", "xpassed"):
@@ -61,6 +72,7 @@ class TestResult:
             "sentences": list(self.sentences),
             "pinned_details": list(self.pinned_details),
             "rerun": self.rerun,
+            "host_limit": self.host_limit,
         }
 
     @classmethod
@@ -74,16 +86,18 @@ class TestResult:
             sentences=tuple(str(s) for s in data["sentences"]),
             pinned_details=tuple(str(p) for p in data["pinned_details"]),
             rerun=str(data["rerun"]),
+            host_limit=str(data["host_limit"]) if data.get("host_limit") else None,
         )
 
     def as_json(self) -> dict[str, Any]:
         fixed = self.description()
-        del fixed["rerun"]  # the report puts it after the outcome
+        del fixed["rerun"], fixed["host_limit"]  # the report puts them after the outcome
         return {
             **fixed,
             "outcome": self.outcome,
             "message": self.message,
             "known_failure": self.known_failure,
+            "host_limit": self.host_limit,
             "rerun": self.rerun,
             "duration": round(self.duration, 4),
         }

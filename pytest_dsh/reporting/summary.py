@@ -45,7 +45,10 @@ class TestGroup:
 
     @property
     def worst(self) -> str:
-        for outcome in ("failed", "error", "xpassed", "xfailed", "passed", "skipped"):
+        for outcome in (
+            "failed", "error", "xpassed", "xfailed", "host limit", "host limit lifted", "passed",
+            "skipped",
+        ):
             if self.counts.get(outcome):
                 return outcome
         return "not run"

@@ -97,7 +97,12 @@ def word(text: str) -> Word:
 
 
 #: Outcomes of one test, in report order.
-OUTCOMES: Final = ("passed", "failed", "error", "xpassed", "xfailed", "skipped")
+#: ``host limit``/``host limit lifted``: tests the DSH host decides
+#: (pytest_dsh.npm.host_limits), never counted for or against a plugin.
+OUTCOMES: Final = (
+    "passed", "failed", "error", "xpassed", "xfailed", "host limit", "host limit lifted",
+    "skipped",
+)
 #: What a report counts: the outcomes and the selected tests that never ran
 #: (the run stopped before them).
 COUNTED: Final = (*OUTCOMES, "not run")

@@ -1,0 +1,183 @@
+"""Host limits (pytest_dsh/npm/host_limits.json): the table, how a host-limited
+test is reported, and the witness plugins that show each limit on the host.
+
+Kit behaviour, no README sentence: which tests the host decides is pinned
+here, each by a witness that tries the README's way and by the log the host
+writes for it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_dsh import reply_text
+from pytest_dsh.npm import HOST_PROFILES, NodeImplementation
+from pytest_dsh.npm.host_limits import host_limits, limit_for, limits_table
+from pytest_dsh.reporting.document import _counts
+from pytest_dsh.reporting.results import TestResult
+from pytest_dsh.reporting.verdicts import CONFORMS, group_verdict
+
+WITNESSES = Path(__file__).resolve().parent / "witnesses"
+REPO = Path(__file__).resolve().parents[2]
+START_MS = 1_767_225_600_000
+READING = {"kind": "plugin", "plugin": "time-context"}
+INJECT = "inject-queued-for-next-step"
+
+
+def _suite_functions() -> set[str]:
+    """``module::function`` of every test function the suite defines."""
+    found: set[str] = set()
+    for path in (REPO / "conformance").rglob("test_*.py"):
+        module = path.relative_to(REPO / "conformance").as_posix()
+        found.update(f"{module}::{name}" for name in
+                     re.findall(r"^def (test_\w+)\(", path.read_text("utf-8"), re.M))
+    return found
+
+
+def test_every_limit_is_explained_and_names_tests_of_the_suite():
+    table = limits_table()
+    functions = _suite_functions()
+    for limit_id, entry in table["limits"].items():
+        assert entry["requirement"] and entry["host_behaviour"] and entry["sentences"], limit_id
+        for pattern in entry["tests"]:
+            assert pattern.split("[")[0] in functions, (limit_id, pattern)
+        if entry["witness"]:
+            assert (REPO / entry["witness"] / "package.json").is_file(), limit_id
+    assert set(table["hosts"]) <= set(HOST_PROFILES)
+    doc = (REPO / "docs" / "host-limits.md").read_text("utf-8")
+    assert all(f"`{limit_id}`" in doc for limit_id in table["limits"])
+
+
+def test_patterns_take_brackets_literally_and_star_as_any_text():
+    seeded = "fixtures/test_corrupt_logs.py::test_invariant_refuses_the_corrupt_log[{}]"
+    assert limit_for("0.1.0-rc.8", seeded.format("seed-length-beyond-log")) is not None
+    assert limit_for("0.1.0-rc.8", seeded.format("unknown-version")) is None
+    # "[s]" would be a character class to fnmatch: it must not match "s".
+    assert limit_for("0.1.0-rc.8", seeded.format("seed-length-beyond-log")[:-1]) is None
+    step = ("time_context/test_timing_semantics.py::"
+            "test_the_reading_lands_before_step_start_and_is_part_of_that_steps_request")
+    assert limit_for("0.1.0-rc.8", step).id == INJECT  # type: ignore[union-attr]
+    assert limit_for("no-such-host", step) is None
+    assert host_limits("no-such-host") == ()
+
+
+def _row(outcome_report: pytest.TestReport, *, limited: bool) -> TestResult:
+    row = TestResult(id="t", nodeid="t", plugin="time-context", level="readme",
+                     host_limit="host limit of DSH host 0.1.0-rc.8 (x): y" if limited else None)
+    row.record(outcome_report)
+    return row
+
+
+def _report(*, passed: bool) -> pytest.TestReport:
+    report = pytest.TestReport(
+        "t", ("t.py", 1, "t"), {}, "passed" if passed else "skipped",
+        None if passed else ("t.py", 1, "AssertionError: reading after step/start"), "call",
+    )
+    report.wasxfail = "host limit of DSH host 0.1.0-rc.8 (x): y"  # type: ignore[attr-defined]
+    return report
+
+
+def test_a_host_limited_test_is_its_own_outcome_and_never_counts_for_or_against():
+    failed = _row(_report(passed=False), limited=True)
+    lifted = _row(_report(passed=True), limited=True)
+    assert (failed.outcome, lifted.outcome) == ("host limit", "host limit lifted")
+    assert failed.message == "AssertionError: reading after step/start"
+    assert failed.as_json()["host_limit"].startswith("host limit of DSH host 0.1.0-rc.8")
+    # An implementation's own known failure stays a known failure.
+    assert _row(_report(passed=False), limited=False).outcome == "xfailed"
+    passed = TestResult(id="p", nodeid="p", plugin="time-context", level="readme")
+    passed.outcome = "passed"
+    counts = _counts([failed, lifted, passed])
+    assert counts["host limit"] == 1 and counts["host limit lifted"] == 1
+    assert group_verdict(counts) == CONFORMS
+    # A parallel run's worker hands the row down with its limit.
+    assert TestResult.described(failed.description()).host_limit == failed.host_limit
+
+
+# -- the witnesses, on the host ----------------------------------------------
+
+def _message_source(event: dict[str, Any]) -> Any:
+    data = event.get("data") or {}
+    return data.get("source") or (data.get("message") or {}).get("source")
+
+
+def _types(events: list[dict[str, Any]]) -> list[str]:
+    """The log as a plugin author reads it: the host's own bookkeeping
+    (inbox splices, request and stream records) left out."""
+    kept = []
+    for event in events:
+        if event["type"] in ("user/message", "step/start", "step/end", "turn/start", "turn/end"):
+            source = _message_source(event)
+            label = event["type"]
+            if event["type"] == "user/message":
+                label = "reading" if source == READING else "prompt"
+            elif event["type"] in ("step/start", "step/end"):
+                label += f" {event['data']['step']}"
+            kept.append(label)
+    return kept
+
+
+@pytest.fixture(params=sorted(limits_table()["hosts"]))
+def witness_host(request: pytest.FixtureRequest, kit: Any) -> Iterator[Any]:
+    """Open a witness on a host that lists the inject limit."""
+    opened: list[Any] = []
+
+    def open_on(witness: str) -> Any:
+        kit.require_npm()
+        implementation = NodeImplementation(
+            name=witness, version="1.0.0", packages={"time-context": str(WITNESSES / witness)},
+            host=request.param,
+        )
+        host = implementation.open_host(start_ms=START_MS, withhold=frozenset())
+        opened.append(host)
+        return host
+
+    yield open_on
+    for host in opened:
+        host.close()
+
+
+@pytest.mark.dsh_wall_budget(600)
+def test_inject_during_pre_step_lands_after_the_next_step_start(witness_host):
+    # The README's way. With an interval the second attempt is suppressed once
+    # the first reading is in the log, so the turn ends (without one, every
+    # step injects again and opens another: the runaway an author meets).
+    host = witness_host("tc-readme-inject")
+    host.load_plugin("time-context", {"timeZone": "UTC", "refreshIntervalMs": 60_000})
+    agent = host.create_agent()
+    agent.script(reply_text("one"), reply_text("two"), reply_text("three"))
+    agent.prompt("hello")
+    events = agent.events()
+    assert _types(events) == [
+        "turn/start", "step/start 1", "prompt", "step/end 1",
+        "step/start 2", "reading", "step/end 2", "step/start 3", "reading", "step/end 3",
+        "turn/end",
+    ]
+    requests = agent.requests()
+    assert len(requests) == 3  # one request the model was asked only for the reading's sake
+    first_request_sources = [_message_source(e) for e in requests[0]]
+    assert READING not in first_request_sources
+
+
+@pytest.mark.dsh_wall_budget(600)
+def test_no_append_can_follow_the_prompt_and_precede_step_start(witness_host):
+    # Appending to the log directly is the only durable write before
+    # step/start; the prompt itself is claimed after step/start.
+    host = witness_host("tc-readme-append")
+    host.load_plugin("time-context", {"timeZone": "UTC"})
+    agent = host.create_agent()
+    agent.script(reply_text("done"))
+    agent.prompt("hello")
+    assert _types(agent.events()) == [
+        "turn/start", "reading", "step/start 1", "prompt", "step/end 1", "turn/end",
+    ]
+
+
+def test_the_witnesses_share_one_reading_module():
+    texts = {(WITNESSES / w / "reading.js").read_text("utf-8")
+             for w in ("tc-readme-inject", "tc-readme-append")}
+    assert len(texts) == 1
