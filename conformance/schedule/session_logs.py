@@ -47,11 +47,14 @@ __all__ = [
     "instants_in",
     "mapping_paths",
     "one_shot_framing",
+    "reminder_framings",
     "reminder_messages",
     "reminder_texts",
     "replace_scalar",
     "reseed",
+    "respell_occurrences",
     "seed_log",
+    "suite_instant",
     "turn_number_of",
     "uncertain",
 ]
@@ -218,20 +221,73 @@ def user_message_fields(data: Mapping[str, Any]) -> dict[str, Any]:
             if key not in HOST_MESSAGE_KEYS}
 
 
+def _message_text(data: Mapping[str, Any]) -> str:
+    content = message_body(data).get("content")
+    if not isinstance(content, list):
+        return ""
+    return "".join(block.get("text", "") for block in content
+                   if isinstance(block, Mapping) and isinstance(block.get("text"), str))
+
+
 def reminder_messages(events: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
-    """``user/message`` events whose source is the Schedule plugin."""
+    """``user/message`` events holding one of the README's two framings, found by
+    the framing's first line: the README gives the framing, not the message's
+    source tag (pinned detail SCH-REMINDER-SOURCE, checked by compat tests)."""
     return [
         event
         for event in events
-        if event["type"] == "user/message" and event["data"].get("source") == SCHEDULE_SOURCE
+        if event["type"] == "user/message"
+        and _message_text(event["data"]).startswith((f"{ONE_SHOT_HEADER}\n",
+                                                     f"{BATCH_HEADER}\n"))
     ]
 
 
 def reminder_texts(events: Iterable[Mapping[str, Any]]) -> list[str]:
-    texts = []
-    for event in reminder_messages(events):
-        texts.append("".join(block["text"] for block in message_content(event["data"])))
-    return texts
+    """The framing text of every reminder message, exactly as written."""
+    return [_message_text(event["data"]) for event in reminder_messages(events)]
+
+
+def reminder_framings(events: Iterable[Mapping[str, Any]]) -> list[str]:
+    """:func:`reminder_texts` with every ``occurrence_at`` instant respelled as
+    the suite spells instants (``YYYY-MM-DDTHH:mm:ss.sssZ``), so that a readme
+    test compares the README's framing with the occurrence as an instant: the
+    README asks for an RFC 3339 UTC time, not a fraction width (pinned detail
+    SCH-INSTANT-TEXT). A value that is no such instant is left as written."""
+    return [respell_occurrences(text) for text in reminder_texts(events)]
+
+
+_OCCURRENCE = re.compile(r'(?P<lead>^occurrence_at: |"occurrence_at":")(?P<at>[^\n"]*)', re.M)
+
+
+def respell_occurrences(text: str) -> str:
+    """``text`` with each ``occurrence_at`` value that is a four-digit-year
+    RFC 3339 UTC instant in whole milliseconds spelled ``...ss.sssZ``."""
+    def respelled(match: re.Match[str]) -> str:
+        return match["lead"] + (suite_instant(match["at"]) or match["at"])
+    return _OCCURRENCE.sub(respelled, text)
+
+
+_ANY_UTC_INSTANT = re.compile(
+    r"(?P<second>\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(?P<fraction>\d+))?(?:Z|\+00:00)",
+    re.ASCII,
+)
+
+
+def suite_instant(text: object) -> str | None:
+    """A four-digit-year RFC 3339 UTC instant in whole milliseconds (any
+    fraction width, ``Z`` or ``+00:00``) spelled ``YYYY-MM-DDTHH:mm:ss.sssZ``;
+    None for anything else."""
+    match = _ANY_UTC_INSTANT.fullmatch(text) if isinstance(text, str) else None
+    if match is None:
+        return None
+    fraction = (match["fraction"] or "").ljust(3, "0")
+    if fraction[3:].strip("0"):
+        return None
+    try:
+        datetime.fromisoformat(match["second"])
+    except ValueError:
+        return None
+    return f"{match['second']}.{fraction[:3]}Z"
 
 
 def turn_number_of(events: Sequence[Mapping[str, Any]], seq: int) -> int | None:

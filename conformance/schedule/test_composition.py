@@ -14,7 +14,8 @@ from dsh_conformance.schedule.session_logs import (
     START_MS,
     changes,
     flushes_of,
-    reminder_texts,
+    reminder_framings,
+    suite_instant,
     uncertain,
 )
 from dsh_conformance.schedule.written_logs import create, log_written_by
@@ -97,11 +98,11 @@ def test_pre_existing_agent_is_not_adopted_even_when_its_log_has_due_reminders(
     before = dsh_host.create_agent(seed=seed)
     dsh_host.load_plugin("schedule")
     dsh_host.advance(3600)
-    assert reminder_texts(before.events()) == [], readme(
+    assert reminder_framings(before.events()) == [], readme(
         "SCH-007, SCH-090",
         "pre existing agent is not adopted even when its log has due reminders: "
-        "reminder_texts(before.events()) == []",
-        reminder_texts(before.events()),
+        "reminder_framings(before.events()) == []",
+        reminder_framings(before.events()),
     )
     assert changes(before.events()) == changes(seed), readme(
         "SCH-007, SCH-090",
@@ -162,10 +163,10 @@ def test_schedule_works_without_time_context(dsh_host):
     agent = dsh_host.create_agent()
     create(agent, AFTER_60)  # fails, naming SCH-034, unless it succeeds
     dsh_host.advance(60)
-    assert len(reminder_texts(agent.events())) == 1, readme(
+    assert len(reminder_framings(agent.events())) == 1, readme(
         "SCH-008",
-        "schedule works without time context: len(reminder_texts(agent.events())) == 1",
-        len(reminder_texts(agent.events())),
+        "schedule works without time context: len(reminder_framings(agent.events())) == 1",
+        len(reminder_framings(agent.events())),
     )
 
 
@@ -217,17 +218,17 @@ def test_time_context_zone_does_not_change_the_interpretation_of_at(dsh_host, zo
     agent = dsh_host.create_agent()
     agent.prompt("hello")
     local = {"date": "2026-01-02", "time": "09:00:00", "time_zone": "Europe/Berlin"}
-    assert agent.call_tool("schedule_create", {"prompt": "x", "at": local}).value.get(
+    assert suite_instant(agent.call_tool("schedule_create", {"prompt": "x", "at": local}).value.get(
         "scheduledAt"
-    ) == "2026-01-02T08:00:00.000Z", readme(
+    )) == "2026-01-02T08:00:00.000Z", readme(
         "SCH-010, SCH-030",
         "time context zone does not change the interpretation of at: "
         "agent.call_tool('schedule_create', {'prompt': 'x', 'at': local}).value['scheduledAt'] == "
         "'2026-01-02T08:00:00.000Z'",
     )
-    assert agent.call_tool(
+    assert suite_instant(agent.call_tool(
         "schedule_create", {"prompt": "y", "at": "2026-01-02T09:00:00+09:00"}
-    ).value.get("scheduledAt") == "2026-01-02T00:00:00.000Z", readme(
+    ).value.get("scheduledAt")) == "2026-01-02T00:00:00.000Z", readme(
         "SCH-010, SCH-030",
         "time context zone does not change the interpretation of at: "
         "agent.call_tool('schedule_create', {'prompt': 'y', 'at': "
@@ -248,14 +249,14 @@ def test_process_time_zone_does_not_change_the_interpretation_of_at(
         agent = dsh_host.create_agent()
         local = {"date": "2026-03-08", "time": "02:30:00", "time_zone": "UTC"}
         value = agent.call_tool("schedule_create", {"prompt": "x", "at": local}).value
-        assert value.get("scheduledAt") == "2026-03-08T02:30:00.000Z", readme(
+        assert suite_instant(value.get("scheduledAt")) == "2026-03-08T02:30:00.000Z", readme(
             "SCH-030", "a local at in UTC to be read in UTC, whatever the process zone", value)
         value = agent.call_tool(
             "schedule_create",
             {"prompt": "y", "at": {"date": "2026-07-01", "time": "12:00:00",
                                    "time_zone": "Asia/Tokyo"}},
         ).value
-        assert value.get("scheduledAt") == "2026-07-01T03:00:00.000Z", readme(
+        assert suite_instant(value.get("scheduledAt")) == "2026-07-01T03:00:00.000Z", readme(
             "SCH-030", "a local at in Asia/Tokyo to be read in that zone, whatever the process "
             "zone", value)
     finally:

@@ -45,7 +45,7 @@ from dsh_conformance.layout_free import mentions
 from pytest_dsh import AgentDriver, HostDriver, Implementation
 from pytest_dsh.errors import HostStuckError
 
-from .session_logs import reminder_texts
+from .session_logs import reminder_framings
 
 pytestmark = [pytest.mark.dsh_requires("schedule")]
 
@@ -371,7 +371,7 @@ def _check_session(
     if isinstance(active, str):
         result.problems.append(f"{name}: the durable log does not fold: list answered {active}")
         active = {}
-    delivered = _delivered(reminder_texts(live)) + _delivered(reminder_texts(after[prefix:]))
+    delivered = _delivered(reminder_framings(live)) + _delivered(reminder_framings(after[prefix:]))
     delivered_prompts = {prompt for _, _, prompt in delivered}
     seed_length = run.seed_lengths[name]
     own_durable = durable[seed_length:] if seed_length <= len(durable) else []

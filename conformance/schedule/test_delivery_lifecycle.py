@@ -28,9 +28,11 @@ from dsh_conformance.schedule.session_logs import (
     flushes_of,
     message_content,
     one_shot_framing,
+    reminder_framings,
     reminder_messages,
     reminder_texts,
     seed_log,
+    suite_instant,
     turn_number_of,
     user_message_fields,
 )
@@ -112,8 +114,8 @@ def test_one_shot_fires_exactly_at_its_target(host, agent):
         "SCH-042", "the dispatch to be appended at the target, 90 s after the create",
         dispatch["time"] - START_MS)
     expected = [one_shot_framing(json.dumps(record.id), "2026-01-01T00:01:30.000Z", '"Stand up"')]
-    assert reminder_texts(agent.events()) == expected, readme(
-        "SCH-065", "the one-shot framing of the reminder", reminder_texts(agent.events()))
+    assert reminder_framings(agent.events()) == expected, readme(
+        "SCH-065", "the one-shot framing of the reminder", reminder_framings(agent.events()))
 
 
 @pytest.mark.spec("SCH-042")
@@ -173,8 +175,9 @@ def test_a_wall_clock_rollback_never_fires_early(host, agent):
     assert _message_times(agent.events()) == [START_MS + HOUR_MS], readme(
         "SCH-043", "the reminder at the target's wall-clock time", _message_times(agent.events()))
     expected = [one_shot_framing(json.dumps(record.id), "2026-01-01T01:00:00.000Z", '"Roll"')]
-    assert reminder_texts(agent.events()) == expected, readme(
-        "SCH-043, SCH-065", "the one-shot framing of the reminder", reminder_texts(agent.events()))
+    assert reminder_framings(agent.events()) == expected, readme(
+        "SCH-043, SCH-065", "the one-shot framing of the reminder",
+        reminder_framings(agent.events()))
 
 
 @pytest.mark.spec("SCH-043", "SCH-037")
@@ -189,9 +192,9 @@ def test_a_forward_jump_makes_the_record_overdue_for_the_next_preflight(host, ag
         "SCH-043, SCH-037", "the list preflight to make the owner recompute and dispatch the "
         "overdue record", transition_events(agent.events(), [record]))
     expected = [one_shot_framing(json.dumps(record.id), "2026-01-01T01:00:00.000Z", '"Jump"')]
-    assert reminder_texts(agent.events()) == expected, readme(
+    assert reminder_framings(agent.events()) == expected, readme(
         "SCH-043, SCH-065", "the one-shot framing with the target as occurrence_at",
-        reminder_texts(agent.events()))
+        reminder_framings(agent.events()))
 
 
 @pytest.mark.spec("SCH-043")
@@ -223,10 +226,10 @@ def test_a_forward_jump_dispatches_one_batch_with_each_latest_occurrence(host, a
         f'"reminder_prompt":"Five"}},{{"schedule_id":{json.dumps(hourly.id)},'
         '"occurrence_at":"2026-01-01T02:00:00.000Z","reminder_prompt":"Hourly"}]'
     )]
-    assert reminder_texts(agent.events()) == expected, readme(
+    assert reminder_framings(agent.events()) == expected, readme(
         "SCH-045, SCH-050, SCH-088", "one batch with each record's latest due occurrence",
-        reminder_texts(agent.events()))
-    targets = [v.get("scheduledAt") for v in _listed(agent)]
+        reminder_framings(agent.events()))
+    targets = [suite_instant(v.get("scheduledAt")) for v in _listed(agent)]
     assert targets == ["2026-01-01T02:05:00.000Z", "2026-01-01T03:00:00.000Z"], readme(
         "SCH-050", "each record advanced directly to its first future target", targets)
 
@@ -246,9 +249,9 @@ def test_a_forward_jump_batch_uses_the_wall_clock_of_the_wake(host, agent):
         f'"reminder_prompt":"Five"}},{{"schedule_id":{json.dumps(hourly.id)},'
         '"occurrence_at":"2026-01-01T02:00:00.000Z","reminder_prompt":"Hourly"}]'
     )]
-    assert reminder_texts(agent.events()) == expected, readme(
+    assert reminder_framings(agent.events()) == expected, readme(
         "SCH-043, SCH-050", "the latest occurrences due at the wake's wall clock, 02:05:10",
-        reminder_texts(agent.events()))
+        reminder_framings(agent.events()))
 
 
 # -- priority and batches -------------------------------------------------------------
@@ -263,7 +266,7 @@ def test_due_one_shots_come_first_each_in_its_own_later_turn(host, agent):
     records = [tick, two, three, four]
     resumed = overdue_after_resume(host, agent, 400)  # 00:06:40, everything is overdue
     events = resumed.events()
-    assert reminder_texts(events) == [
+    assert reminder_framings(events) == [
         one_shot_framing(json.dumps(four.id), "2026-01-01T00:00:10.000Z", '"Four"'),
         one_shot_framing(json.dumps(two.id), "2026-01-01T00:01:00.000Z", '"Two"'),
         one_shot_framing(json.dumps(three.id), "2026-01-01T00:01:00.000Z", '"Three"'),
@@ -271,7 +274,7 @@ def test_due_one_shots_come_first_each_in_its_own_later_turn(host, agent):
                       '"occurrence_at":"2026-01-01T00:05:00.000Z","reminder_prompt":"Tick"}]'),
     ], readme(
         "SCH-044, SCH-075", "the due one-shots first, in target then creation order, then the "
-        "Every batch", reminder_texts(events))
+        "Every batch", reminder_framings(events))
     assert transitions(events, records) == [four.id, two.id, three.id, tick.id], readme(
         "SCH-044, SCH-049", "one dispatch per reminder, in delivery order",
         transition_events(events, records))
@@ -318,10 +321,10 @@ def test_overdue_every_records_form_one_batch_in_target_then_creation_order(host
     items = [item(b, "2026-01-01T00:16:00.000Z"), item(d, "2026-01-01T00:18:00.000Z"),
              item(c, "2026-01-01T00:12:00.000Z"), item(e, "2026-01-01T00:12:00.000Z"),
              item(a, "2026-01-01T00:15:00.000Z")]
-    assert reminder_texts(events) == [batch_framing("[" + ",".join(items) + "]")], readme(
+    assert reminder_framings(events) == [batch_framing("[" + ",".join(items) + "]")], readme(
         "SCH-045, SCH-076, SCH-080", "one batch message, in target then creation order, each "
-        "with its latest due occurrence", reminder_texts(events))
-    listed = [(v.get("id"), v.get("scheduledAt")) for v in _listed(resumed)]
+        "with its latest due occurrence", reminder_framings(events))
+    listed = [(v.get("id"), suite_instant(v.get("scheduledAt"))) for v in _listed(resumed)]
     assert listed == [
         (a.id, "2026-01-01T00:30:00.000Z"), (b.id, "2026-01-01T00:21:00.000Z"),
         (c.id, "2026-01-01T00:22:00.000Z"), (e.id, "2026-01-01T00:22:00.000Z"),
@@ -347,8 +350,8 @@ def test_every_records_fire_on_their_own_anchors_without_a_shared_gate(host, age
         START_MS + 300_000, START_MS + 600_000, START_MS + 900_000], readme(
         "SCH-051", "one message per wake, A and B together at 00:10",
         _message_times(agent.events()))
-    assert f'"schedule_id":{json.dumps(b.id)}' in reminder_texts(agent.events())[1], readme(
-        "SCH-050", "B to be in the 00:10 batch", reminder_texts(agent.events()))
+    assert f'"schedule_id":{json.dumps(b.id)}' in reminder_framings(agent.events())[1], readme(
+        "SCH-050", "B to be in the 00:10 batch", reminder_framings(agent.events()))
 
 
 @pytest.mark.spec("SCH-051", "SCH-088")
@@ -361,9 +364,9 @@ def test_missed_intervals_are_never_replayed(host, agent):
     expected = [batch_framing(
         f'[{{"schedule_id":{json.dumps(tick.id)},"occurrence_at":"2026-01-01T10:00:00.000Z",'
         '"reminder_prompt":"Tick"}]')]
-    assert reminder_texts(resumed.events()) == expected, readme(
+    assert reminder_framings(resumed.events()) == expected, readme(
         "SCH-051, SCH-088", "one batch with the latest due occurrence only",
-        reminder_texts(resumed.events()))
+        reminder_framings(resumed.events()))
     host.advance(258)
     assert transitions(resumed.events(), [tick]) == [tick.id, tick.id], readme(
         "SCH-051", "the next dispatch at the next anchor-aligned target, 10:05:00",
@@ -410,10 +413,10 @@ def test_a_failed_due_checkpoint_dispatches_nothing(host, agent, outcome):
     assert transitions(agent.events(), [rec1]) == [], readme(
         "SCH-046", f"no dispatch when the due checkpoint is {outcome}",
         transition_events(agent.events(), [rec1]))
-    assert reminder_texts(agent.events()) == [], readme(
+    assert reminder_framings(agent.events()) == [], readme(
         "SCH-046",
-        "a failed due checkpoint dispatches nothing: reminder_texts(agent.events()) == []",
-        reminder_texts(agent.events()),
+        "a failed due checkpoint dispatches nothing: reminder_framings(agent.events()) == []",
+        reminder_framings(agent.events()),
     )
     listed = [view.get("id") for view in _listed(agent)]
     assert listed == [id1], readme(
@@ -430,11 +433,11 @@ def test_a_due_reminder_waits_for_a_running_turn_then_opens_a_later_turn(host, a
     assert transitions(agent.events(), [rec1]) == [], readme(
         "SCH-047", "no dispatch while a turn owns the agent",
         transition_events(agent.events(), [rec1]))
-    assert reminder_texts(agent.events()) == [], readme(
+    assert reminder_framings(agent.events()) == [], readme(
         "SCH-047, SCH-053",
         "a due reminder waits for a running turn then opens a later turn: "
-        "reminder_texts(agent.events()) == []",
-        reminder_texts(agent.events()),
+        "reminder_framings(agent.events()) == []",
+        reminder_framings(agent.events()),
     )
     states = [(view.get("id"), view.get("state")) for view in _listed(agent)]
     assert states == [(id1, "overdue")], readme(
@@ -459,12 +462,12 @@ def test_a_due_reminder_waits_for_a_running_turn_then_opens_a_later_turn(host, a
     assert times == [first_end["time"]] and first_end["time"] == START_MS + 600_000, readme(
         "SCH-047, SCH-053", "one dispatch when the long turn ends, at 00:10:00",
         (times, first_end["time"]))
-    assert reminder_texts(events) == [
+    assert reminder_framings(events) == [
         one_shot_framing(json.dumps(id1), "2026-01-01T00:01:00.000Z", '"Ping"')], readme(
         "SCH-047, SCH-053",
-        "a due reminder waits for a running turn then opens a later turn: reminder_texts(events) "
-        "== [one_shot_framing(json.dumps(id1), '2026-01-01T00:01:00.000Z', '\"Ping\"')]",
-        reminder_texts(events),
+        "a due reminder waits for a running turn, then opens a later turn with the one-shot "
+        "framing of its 00:01:00 occurrence",
+        reminder_framings(events),
     )
 
 
@@ -504,10 +507,10 @@ def test_a_batch_samples_one_decision_time(host, agent):
         "SCH-045, SCH-050", "one dispatch per overdue Every record",
         transition_events(agent.events(), records))
     _one_batch(agent, records, "SCH-048, SCH-050")
-    assert len(reminder_texts(agent.events())) == 1, readme(
+    assert len(reminder_framings(agent.events())) == 1, readme(
         "SCH-048, SCH-050",
-        "a batch samples one decision time: len(reminder_texts(agent.events())) == 1",
-        len(reminder_texts(agent.events())),
+        "a batch samples one decision time: len(reminder_framings(agent.events())) == 1",
+        len(reminder_framings(agent.events())),
     )
 
 
@@ -547,15 +550,12 @@ def test_the_follow_up_turn_is_an_ordinary_transcript_turn(host, agent):
         "[{'type': 'text', 'text': 'Time to stand up!'}]",
         message_content(reply['data']),
     )
-    assert user_message_fields(message["data"]) == {
-        "content": [{"type": "text", "text": one_shot_framing(
-            json.dumps(id1), "2026-01-01T00:01:00.000Z", '"Stand up"')}],
-        "source": {"kind": "plugin", "plugin": "schedule"},
-    }, readme(
+    # The framing only: its source tag is pinned detail SCH-REMINDER-SOURCE.
+    framing = one_shot_framing(json.dumps(id1), "2026-01-01T00:01:00.000Z", '"Stand up"')
+    assert reminder_framings([message]) == [framing], readme(
         "SCH-053, SCH-054",
-        "the follow up turn is an ordinary transcript turn: user_message_fields(message['data']) "
-        "== {'content': [{'type': 'text', 'text': one_shot_framing(json.dumps(id1), '2026-...",
-        user_message_fields(message['data']),
+        "the follow-up turn to open with the one-shot framing of the reminder",
+        user_message_fields(message["data"]),
     )
     # Besides its schedule/change records and the reminder, the plugin writes nothing.
     assert [e for e in events if e["type"] == "user/message"] == [message], readme(
@@ -693,7 +693,7 @@ def test_a_failed_dispatch_append_faults_the_owner_but_tools_still_work(host, ag
     assert transitions(agent.events(), [rec1, rec2, rec3]) == [id2], readme(
         "SCH-057", "the faulted owner to dispatch nothing more (the only transition is the "
         "delete)", transition_events(agent.events(), [rec1, rec2, rec3]))
-    texts = reminder_texts(agent.events())
+    texts = reminder_framings(agent.events())
     assert len(texts) <= 1, readme(
         "SCH-057",
         "a failed dispatch append faults the owner but tools still work: len(texts) <= 1",
@@ -834,22 +834,23 @@ def test_resume_dispatches_overdue_one_shots_then_the_every_batch(host, agent):
     host.advance(3610)
     resumed = host.resume(agent.session_id)
     events = resumed.events()
-    assert reminder_texts(events) == [
+    assert reminder_framings(events) == [
         one_shot_framing(json.dumps(id1), "2026-01-01T00:01:00.000Z", '"One"'),
         batch_framing(f'[{{"schedule_id":{json.dumps(id2)},"occurrence_at":"2026-01-01T01:00:00.000Z",'
                       '"reminder_prompt":"Every"}]'),
     ], readme(
         "SCH-044, SCH-084",
-        "resume dispatches overdue one shots then the every batch: reminder_texts(events) == "
+        "resume dispatches overdue one shots then the every batch: reminder_framings(events) == "
         "[one_shot_framing(json.dumps(id1), '2026-01-01T00:01:00.000Z', '\"One\"'), "
         "batch_framing('[{\"s...",
-        reminder_texts(events),
+        reminder_framings(events),
     )
     assert transitions(events, [rec1, rec2]) == [id1, id2], readme(
         "SCH-044, SCH-084", "the one-shot dispatched first, then the Every record",
         transition_events(events, [rec1, rec2]))
     _assert_each_reminder_opens_its_own_later_turn(events, 2)
-    views = [(v.get("id"), v.get("scheduledAt"), v.get("state")) for v in _listed(resumed)]
+    views = [(v.get("id"), suite_instant(v.get("scheduledAt")), v.get("state"))
+             for v in _listed(resumed)]
     assert views == [(id2, "2026-01-01T01:05:00.000Z", "scheduled")], readme(
         "SCH-050, SCH-084", "the Every record advanced to its first future target, scheduled",
         views)

@@ -30,7 +30,7 @@ from dsh_conformance.schedule.session_logs import (
     every_create,
     instants_in,
     mapping_paths,
-    reminder_texts,
+    reminder_framings,
     replace_scalar,
     reseed,
     seed_log,
@@ -698,8 +698,8 @@ def test_create_and_delete_over_a_broken_written_log_append_nothing(host, case):
 def test_a_broken_written_log_never_dispatches(host, case):
     agent, corrupt = _corrupted(host, case)
     host.advance(3600)
-    assert reminder_texts(agent.events()) == reminder_texts(corrupt), readme(
-        "SCH-019", "no reminder from a log replay rejects", reminder_texts(agent.events()))
+    assert reminder_framings(agent.events()) == reminder_framings(corrupt), readme(
+        "SCH-019", "no reminder from a log replay rejects", reminder_framings(agent.events()))
     assert changes(agent.events()) == changes(corrupt), readme(
         "SCH-019", "no change appended to a log replay rejects", changes(agent.events()))
 
@@ -843,7 +843,7 @@ def test_state_survives_a_crash_because_the_log_owns_it(host, agent):
     after = resumed.call_tool("schedule_list", {}).value
     assert after == before, readme("SCH-003", "the same active records after a crash", after)
     host.advance(900)
-    delivered = reminder_texts(resumed.events())
+    delivered = reminder_framings(resumed.events())
     assert len(delivered) == 1, readme("SCH-003", "the surviving Every reminder delivered",
                                        delivered)
 
@@ -854,8 +854,8 @@ def test_timers_are_rebuilt_from_the_log_after_a_crash(host, agent):
     host.crash()
     resumed = host.resume(agent.session_id)
     host.advance(599.999)
-    assert reminder_texts(resumed.events()) == [], readme(
-        "SCH-042", "no reminder before the target", reminder_texts(resumed.events()))
+    assert reminder_framings(resumed.events()) == [], readme(
+        "SCH-042", "no reminder before the target", reminder_framings(resumed.events()))
     host.advance(0.001)
     messages = [e for e in resumed.events() if e["type"] == "user/message"]
     assert [m["time"] for m in messages] == [1_767_226_200_000], readme(
@@ -909,9 +909,9 @@ def test_fork_does_not_inherit_parent_reminders(host, agent):
         assert deleted == {"id": p2, "deleted": False, "code": "schedule_not_found"}, (
             readme("SCH-021, SCH-036", "a parent id to be not found in the fork", deleted))
     host.advance(1200)
-    assert reminder_texts(child.events()) == [], readme(
-        "SCH-021", "no parent reminder in the fork", reminder_texts(child.events()))
-    delivered = reminder_texts(agent.events())
+    assert reminder_framings(child.events()) == [], readme(
+        "SCH-021", "no parent reminder in the fork", reminder_framings(child.events()))
+    delivered = reminder_framings(agent.events())
     assert len(delivered) == 2, readme("SCH-021", "the parent to keep its two reminders",
                                        delivered)
 
@@ -972,7 +972,7 @@ def test_fork_child_owns_its_suffix_across_resume(host, agent):
     assert isinstance(listed, list) and len(listed) == 1 and mentions(listed, "C1"), readme(
         "SCH-021", "the resumed fork to list only its own reminder C1", listed)
     host.advance(900)
-    delivered = reminder_texts(resumed.events())
+    delivered = reminder_framings(resumed.events())
     assert len(delivered) == 1 and '"C1"' in delivered[0], readme(
         "SCH-021", "the resumed fork to deliver its own reminder C1 only", delivered)
 

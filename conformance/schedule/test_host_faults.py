@@ -20,7 +20,7 @@ from dsh_conformance.expect import pinned, readme
 from dsh_conformance.schedule.session_logs import (
     flushes_of,
     one_shot_framing,
-    reminder_texts,
+    reminder_framings,
 )
 from dsh_conformance.schedule.written_logs import Written, transition_events, transitions
 from dsh_conformance.schedule.written_logs import create as create_record
@@ -80,9 +80,9 @@ def test_an_owner_that_could_not_start_recomputes_at_the_next_trigger(host, agen
         resumed.prompt("hello")  # the agent becoming idle after a turn is activity
     expected = [reminder(schedule_id, "2026-01-01T00:01:00.000Z", "Stretch")]
     sentence = "SCH-037" if trigger == "preflight" else "SCH-085"
-    assert reminder_texts(resumed.events()) == expected, readme(
+    assert reminder_framings(resumed.events()) == expected, readme(
         sentence, f"the {trigger} to make the owner recompute and deliver the overdue "
-        "reminder once", reminder_texts(resumed.events()))
+        "reminder once", reminder_framings(resumed.events()))
     assert transitions(resumed.events(), [record]) == [schedule_id], readme(
         "SCH-049", "one dispatch of the delivered one-shot",
         transition_events(resumed.events(), [record]))
@@ -122,16 +122,16 @@ def test_a_follow_up_that_cannot_be_built_writes_no_dispatch_until_a_later_prefl
     assert transitions(agent.events(), [record]) == [], readme(
         "SCH-056", "no dispatch when the reminder's follow-up message cannot be built",
         transition_events(agent.events(), [record]))
-    assert reminder_texts(agent.events()) == [], readme(
-        "SCH-056", "no reminder message when it cannot be built", reminder_texts(agent.events()))
+    assert reminder_framings(agent.events()) == [], readme(
+        "SCH-056", "no reminder message when it cannot be built", reminder_framings(agent.events()))
     listed = states(agent)
     assert listed == [(schedule_id, "overdue")], readme(
         "SCH-085", "the record to stay active (listed overdue) after the framing failure",
         listed)
     expected = [reminder(schedule_id, "2026-01-01T00:01:00.000Z", "Stretch")]
-    assert reminder_texts(agent.events()) == expected, readme(
+    assert reminder_framings(agent.events()) == expected, readme(
         "SCH-085", "the successful list preflight to trigger recomputation and deliver the "
-        "reminder once", reminder_texts(agent.events()))
+        "reminder once", reminder_framings(agent.events()))
     assert transitions(agent.events(), [record]) == [schedule_id], readme(
         "SCH-085", "one dispatch after the recomputation",
         transition_events(agent.events(), [record]))
@@ -146,6 +146,6 @@ def test_a_follow_up_that_cannot_be_built_does_not_fault_the_owner(host, agent):
     second = create(agent, "Second").id
     host.advance(60)
     expected = [reminder(second, "2026-01-01T00:02:00.000Z", "Second")]
-    assert reminder_texts(agent.events()) == expected, readme(
+    assert reminder_framings(agent.events()) == expected, readme(
         "SCH-056, SCH-057", "the owner to keep delivering later reminders on time after a "
-        "framing failure (only an append failure faults it)", reminder_texts(agent.events()))
+        "framing failure (only an append failure faults it)", reminder_framings(agent.events()))

@@ -22,9 +22,11 @@ from dsh_conformance.schedule.session_logs import (
     every_create,
     flushes_of,
     one_shot_framing,
+    reminder_framings,
     reminder_messages,
     reminder_texts,
     seed_log,
+    suite_instant,
 )
 from dsh_conformance.schedule.written_logs import (
     create,
@@ -100,12 +102,12 @@ def test_a_rejected_due_preflight_waits_for_later_agent_activity(host, agent):
     assert transitions(agent.events(), [record]) == [id1], readme(
         "SCH-085", "later agent activity to trigger the recomputation and one dispatch",
         transition_events(agent.events(), [record]))
-    assert reminder_texts(agent.events()) == [
+    assert reminder_framings(agent.events()) == [
         one_shot_framing(json.dumps(id1), "2026-01-01T00:01:00.000Z", '"Retry"')], readme(
         "SCH-085",
-        "a rejected due preflight waits for later agent activity: reminder_texts(agent.events()) "
-        "== [one_shot_framing(json.dumps(id1), '2026-01-01T00:01:00.000Z', '\"Retry\"')]",
-        reminder_texts(agent.events()),
+        "a rejected due preflight to wait for later agent activity, then deliver the one-shot "
+        "framing of its 00:01:00 occurrence",
+        reminder_framings(agent.events()),
     )
 
 
@@ -177,7 +179,7 @@ def test_natural_language_must_be_translated_into_offset_or_zone(agent):
         "schedule_create", {"prompt": "x", "at": "2026-01-02T09:00:00+01:00"}).value
     by_zone = agent.call_tool("schedule_create", {"prompt": "y", "at": {
         "date": "2026-01-02", "time": "09:00:00", "time_zone": "Europe/Paris"}}).value
-    targets = [value.get("scheduledAt") if isinstance(value, dict) else value
+    targets = [suite_instant(value.get("scheduledAt")) if isinstance(value, dict) else value
                for value in (by_offset, by_zone)]
     assert targets == ["2026-01-02T08:00:00.000Z"] * 2, readme(
         "SCH-086", "an offset string and a local object with time_zone to give the same UTC "
@@ -197,9 +199,9 @@ def test_fixed_intervals_stay_aligned_to_the_creation_anchor(dsh_host_factory):
         '"reminder_prompt":"Tick"}]') for at in (
         "2026-01-01T00:07:07.123Z", "2026-01-01T00:14:07.123Z", "2026-01-01T00:21:07.123Z",
         "2026-01-01T00:28:07.123Z")]
-    assert reminder_texts(agent.events()) == expected, readme(
+    assert reminder_framings(agent.events()) == expected, readme(
         "SCH-076, SCH-087", "the occurrences at the creation anchor plus whole intervals",
-        reminder_texts(agent.events()))
+        reminder_framings(agent.events()))
 
 
 @pytest.mark.compat("SCH-PAYLOAD-LAYOUT")
@@ -258,9 +260,9 @@ def test_an_overdue_every_record_contributes_only_its_latest_occurrence(host, ag
     expected = [batch_framing(
         f'[{{"schedule_id":{json.dumps(tick.id)},"occurrence_at":"2026-01-04T00:00:00.000Z",'
         '"reminder_prompt":"Tick"}]')]
-    assert reminder_texts(resumed.events()) == expected, readme(
+    assert reminder_framings(resumed.events()) == expected, readme(
         "SCH-088", "one batch with only the latest of 864 due occurrences",
-        reminder_texts(resumed.events()))
+        reminder_framings(resumed.events()))
     assert transitions(resumed.events(), [tick]) == [tick.id], readme(
         "SCH-088", "one dispatch, no replayed backlog", transition_events(resumed.events(), [tick]))
 
@@ -306,9 +308,9 @@ def test_a_crash_before_the_dispatch_checkpoint_can_repeat_the_reminder(host, ag
     host.faults.clear()
     resumed = host.resume(agent.session_id)
     repeated = one_shot_framing(json.dumps(id1), "2026-01-01T00:01:00.000Z", '"Twice"')
-    assert reminder_texts(resumed.events())[-1:] == [repeated], readme(
+    assert reminder_framings(resumed.events())[-1:] == [repeated], readme(
         "SCH-089", "the resumed session to deliver the reminder again",
-        reminder_texts(resumed.events()))
+        reminder_framings(resumed.events()))
     assert transitions(resumed.events(), [record]) == [id1], readme(
         "SCH-089", "the resumed session to dispatch the record again, once",
         transition_events(resumed.events(), [record]))

@@ -43,7 +43,8 @@ from dsh_conformance.schedule.session_logs import (
     batch_framing,
     instants_in,
     one_shot_framing,
-    reminder_texts,
+    reminder_framings,
+    suite_instant,
 )
 from pytest_dsh.strategies.schedule import iso_instant, js_trim, offset_at_strings, prompts
 
@@ -191,8 +192,10 @@ class ScheduleMachine(RuleBasedStateMachine):
         horizon = self.now + 3 * HOUR_S * 1000
         case = data.draw(offset_at_strings(after_ms=self.now, until_ms=horizon))
         value = self.agent.call_tool("schedule_create", {"prompt": prompt, "at": case.at})
-        target = value.value.get("scheduledAt")
-        assert target == case.scheduled_at, value.value
+        target = suite_instant(value.value.get("scheduledAt"))
+        assert target == case.scheduled_at, readme(
+            "SCH-015, SCH-030", f"the at {case.at!r} to be accepted as the instant "
+            f"{case.scheduled_at} (any RFC 3339 UTC spelling)", value.value)
         record = ModelRecord(self._fresh_id(value.value), "at", js_trim(prompt), _parse(target))
         self._expect_created(value.value, record)
 
@@ -328,11 +331,11 @@ class ScheduleMachine(RuleBasedStateMachine):
     @invariant()
     def dispatches_appear_as_framed_follow_ups(self) -> None:
         events = self.agent.events()[self.base:]
-        assert reminder_texts(events) == self.expected_texts, readme(
+        assert reminder_framings(events) == self.expected_texts, readme(
             "SCH-003, SCH-035, SCH-042..SCH-045, SCH-050 (the model)",
-            "ScheduleMachine dispatches appear as framed follow ups: reminder_texts(events) == "
+            "ScheduleMachine dispatches appear as framed follow ups: reminder_framings(events) == "
             "self.expected_texts",
-            reminder_texts(events),
+            reminder_framings(events),
         )
 
 

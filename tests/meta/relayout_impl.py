@@ -54,6 +54,15 @@ dsh-schedule, other open details
   describe these values, as "the generated tool catalog owns the argument and
   output schemas" requires.
 
+dsh-schedule, instants and reminders (pins SCH-INSTANT-TEXT, SCH-REMINDER-SOURCE)
+  The README asks for four-digit-year RFC 3339 UTC instants, not a fraction
+  width: the variant writes whole seconds without a fraction
+  (``2026-01-01T00:01:00Z``) and other instants with six fraction digits
+  (``2026-01-01T00:01:00.500000Z``), in its payloads, its values and the
+  framings' ``occurrence_at`` (the framing templates stay the README's text).
+  Reminder follow-ups carry the source ``{kind: plugin, plugin: reminders}``:
+  the README gives the framing, not the message's source tag.
+
 dsh-time-context (pins TC-TIMESTAMP-TEXT, TC-DURATION-TEXT, TC-LOAD-MESSAGES,
 TC-LOAD-CHECK-ORDER, TC-INVARIANT-DIAGNOSTICS, TC-ZONE-LOOKUP-FAILURE)
   The two line templates are the README's literal text and stay. The
@@ -128,8 +137,32 @@ __all__ = [
     "encode_change",
     "format_duration",
     "format_timestamp",
+    "spell_instant",
     "variant_code",
 ]
+
+# -- instants ----------------------------------------------------------------------
+
+_VARIANT_INSTANT: Final = re.compile(
+    r"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{3})000)?Z", re.ASCII)
+
+
+def spell_instant(canonical: str) -> str:
+    """The variant's spelling of a reference (``.sssZ``) instant: no fraction
+    for a whole second, else six fraction digits."""
+    whole, _, rest = canonical.partition(".")
+    millis = rest[:3]
+    return f"{whole}Z" if millis == "000" else f"{whole}.{millis}000Z"
+
+
+def canonical_instant(value: object) -> str:
+    """The reference spelling of an instant in the variant's spelling (a log's
+    instants are read in the spelling their writer chose)."""
+    match = _VARIANT_INSTANT.fullmatch(value) if isinstance(value, str) else None
+    if match is None or match[2] == "000":
+        raise ScheduleLogError("schedule change instant is not in the schedule.v1 spelling")
+    return f"{match[1]}.{match[2] or '000'}Z"
+
 
 # -- schedule/change layout ---------------------------------------------------------
 
@@ -143,7 +176,8 @@ def encode_change(change: ScheduleChange) -> dict[str, Any]:
     """The variant's payload for a canonical (reference) change."""
     if change["operation"] == "create":
         record: Mapping[str, Any] = change["schedule"]  # type: ignore[typeddict-item]
-        payload: dict[str, Any] = {"scheduledAt": record["scheduledAt"], "text": record["prompt"]}
+        payload: dict[str, Any] = {"scheduledAt": spell_instant(record["scheduledAt"]),
+                                   "text": record["prompt"]}
         for key in ("afterSeconds", "everySeconds"):
             if key in record:
                 payload[key] = record[key]
@@ -151,7 +185,7 @@ def encode_change(change: ScheduleChange) -> dict[str, Any]:
     operation = _REMOVED if change["operation"] == "delete" else _FIRED
     payload = {"change": operation, "scheduleId": change["id"], "schema": SCHEMA}  # type: ignore[typeddict-item]
     if "acceptedAt" in change:
-        payload["acceptedAt"] = change["acceptedAt"]
+        payload["acceptedAt"] = spell_instant(change["acceptedAt"])
     return payload
 
 
@@ -170,7 +204,7 @@ def _canonical(value: object) -> dict[str, Any]:
         record: dict[str, Any] = {"id": value["scheduleId"], "kind": kind, "prompt": value["text"]}
         for key in intervals:
             record[key] = value[key]
-        record["scheduledAt"] = value["scheduledAt"]
+        record["scheduledAt"] = canonical_instant(value["scheduledAt"])
         return {"version": 1, "operation": "create", "schedule": record}
     if change in (_REMOVED, _FIRED):
         allowed = _BASE | ({"acceptedAt"} if change == _FIRED else set())
@@ -182,7 +216,7 @@ def _canonical(value: object) -> dict[str, Any]:
             "id": value["scheduleId"],
         }
         if "acceptedAt" in keys:
-            canonical["acceptedAt"] = value["acceptedAt"]
+            canonical["acceptedAt"] = canonical_instant(value["acceptedAt"])
         return canonical
     raise ScheduleLogError("schedule change must be created, removed or fired")
 
@@ -257,7 +291,7 @@ def _delete_value(schedule_id: str, *, deleted: bool) -> dict[str, Any]:
 
 
 def _view(record: ScheduleRecord, now: int) -> dict[str, Any]:
-    view: dict[str, Any] = {"scheduledAt": record["scheduledAt"], "id": record["id"],
+    view: dict[str, Any] = {"scheduledAt": spell_instant(record["scheduledAt"]), "id": record["id"],
                             "text": record["prompt"]}
     for key in ("afterSeconds", "everySeconds"):
         if key in record:
@@ -308,6 +342,26 @@ def _checked_every_seconds(every_seconds: object) -> int:
     if is_safe_integer(every_seconds) and every_seconds <= 0:
         raise ScheduleInputError("invalid_rule", _EVERY_NOT_POSITIVE)
     return _reference_checked_every_seconds(every_seconds)
+
+
+# -- reminders ----------------------------------------------------------------------
+
+_REMINDER_SOURCE: Final = {"kind": "plugin", "plugin": "reminders"}
+_reference_reminder_framing = owner.render_reminder_framing
+_reference_batch_framing = owner.render_every_batch_framing
+
+
+def _reminder_framing(record: Any) -> str:
+    # The README's template; only the occurrence's spelling is the variant's.
+    return _reference_reminder_framing(
+        {**record, "scheduledAt": spell_instant(record["scheduledAt"])})
+
+
+def _batch_framing(reminders: Any) -> str:
+    return _reference_batch_framing([
+        dataclasses.replace(reminder, occurrence_at=spell_instant(reminder.occurrence_at))
+        for reminder in reminders
+    ])
 
 
 # -- time-context ---------------------------------------------------------------------
@@ -389,6 +443,9 @@ tools.delete_result = _delete_value  # type: ignore[assignment]
 tools.schedule_view = _view  # type: ignore[assignment]
 tools.tool_definitions = _tool_definitions  # type: ignore[assignment]
 tool_arguments.checked_every_seconds = _checked_every_seconds  # type: ignore[assignment]
+owner.render_reminder_framing = _reminder_framing
+owner.render_every_batch_framing = _batch_framing
+owner._SOURCE = _REMINDER_SOURCE  # type: ignore[misc]
 
 preparation.format_timestamp = format_timestamp
 baselines.format_duration = format_duration
