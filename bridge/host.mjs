@@ -89,9 +89,10 @@ Session.prototype.append = function appendWithFaults(type, ...rest) {
   const event = originalAppend.call(this, type, ...rest)
   if (proc?.alive && proc.sessions?.get(this.id) === this) {
     trace('append', this.id, type)
-    const data = event.data
-    if (type === 'schedule/change' && data?.operation === 'dispatch') {
-      trace('dispatch', this.id, typeof data.id === 'string' ? data.id : '')
+    // A schedule/change appended inside the agent's maintenance claim is a
+    // dispatch (pytest_dsh/trace.py): recognised without reading its payload.
+    if (type === 'schedule/change' && proc.host.claimed?.has(this.id)) {
+      trace('dispatch', this.id, String(event.seq))
     }
   }
   return event
@@ -180,6 +181,12 @@ function trace(kind, subject, detail = '') {
 /** `trace`, returning the entry recorded (null when none was) for `untrace`. */
 function traceEntry(kind, subject, detail = '') {
   const host = currentProcess?.alive ? currentProcess.host : null
+  // Sessions whose agent holds a maintenance claim, kept while not recording.
+  if (host && (kind === 'claim' || kind === 'release')) {
+    host.claimed ??= new Set()
+    if (kind === 'claim') host.claimed.add(subject)
+    else host.claimed.delete(subject)
+  }
   if (!host?.tracing) return null
   const entry = { kind, subject, detail }
   host.traceEntries.push(entry)
@@ -1034,6 +1041,7 @@ export class Host {
   async crash() {
     this.proc.retire()
     this.faults.hung = [] // in-flight work of the dead process never completes
+    this.claimed?.clear() // so are its maintenance claims
     dropTimers()
     this.proc = new Process(this)
     currentProcess = this.proc

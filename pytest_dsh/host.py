@@ -62,7 +62,7 @@ from pytest_dsh.persistence import (
 )
 from pytest_dsh.session import MESSAGE_EVENT_TYPES, FakeSession
 from pytest_dsh.tools import AbortSignal, ToolRegistration
-from pytest_dsh.trace import HostTrace, dispatched_id
+from pytest_dsh.trace import HostTrace
 from pytest_dsh.tzdb import guarded_lookups
 from pytest_dsh.virtual_loop import RunawayError, VirtualEventLoop, count_growth
 
@@ -264,10 +264,7 @@ class HostProcess:
             except PersistenceRejectedError as exc:
                 raise AppendRejectedError(str(exc)) from exc
         # Nothing after the guard refuses an append: it is stored now.
-        self.trace.record("append", session.id, event["type"])
-        dispatched = dispatched_id(event)
-        if dispatched is not None:
-            self.trace.record("dispatch", session.id, dispatched)
+        self.trace.record_append(session.id, event["type"], event["seq"])
         count_growth(f"{event['type']} event")
 
     # -- hooks ------------------------------------------------------------------
@@ -622,6 +619,7 @@ class FakeHost:
         """The process dies: non-durable events, timers, queued follow-ups and
         in-flight work are lost. A new process loads the same plugins."""
         self._process.die()
+        self.host_trace.claimed.clear()  # the dead process's maintenance claims end with it
         self._process = HostProcess(self)
         for name, config in self._loaded:
             self._load_into(self._process, name, copy.deepcopy(config))

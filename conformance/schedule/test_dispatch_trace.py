@@ -2,11 +2,9 @@
 where a dispatch happens among the owner's maintenance claim, the follow-up,
 its release and the checkpoint flushes (``host.start_trace()``).
 
-The host's own ``dispatch`` trace entries recognise a dispatch by the official
-payload layout, so these readme-level tests do not use them: in a scenario whose
-records were all created before the trace started, every ``schedule/change``
-append the trace shows is a dispatch, and the log says, in the same order,
-which record each one names."""
+The host's ``dispatch`` entries mark a ``schedule/change`` appended inside the
+agent's maintenance claim and give its ``seq``, whatever the payload's layout;
+the log says which record each names (the one whose id it mentions)."""
 
 from __future__ import annotations
 
@@ -27,16 +25,15 @@ def _create(agent: Any, arguments: dict[str, Any]) -> Written:
 
 def steps(trace: list[TraceEntry], agent: Any, records: list[Written]) -> list[tuple[str, str]]:
     """The trace without appends other than turn openings (kinds with details),
-    each ``schedule/change`` append shown as ``("dispatch", id)`` with the id of
-    the record the matching log event names (the records were created before the
-    trace started, so each such append is a dispatch)."""
-    named = iter(transitions(agent.events(), records))
+    each ``dispatch`` entry shown as ``("dispatch", id)`` with the id of the
+    record its log event names."""
+    by_seq = {str(event["seq"]): event for event in agent.events()}
     entries = []
     for entry in trace:
         if entry.kind == "dispatch":
-            continue  # the host's layout-bound view of the same append
-        if entry.kind == "append" and entry.detail == "schedule/change":
-            entries.append(("dispatch", next(named, "<not in the log>")))
+            event = by_seq.get(entry.detail, {"type": "", "data": None})
+            named = transitions([event], records)
+            entries.append(("dispatch", named[0] if named else f"<no event {entry.detail}>"))
         elif entry.kind != "append" or entry.detail == "turn/start":
             entries.append((entry.kind, entry.detail))
     return entries
@@ -64,7 +61,8 @@ def test_a_dispatch_is_recorded_inside_the_claim_after_its_follow_up_then_checkp
     host.advance(60)
     entries = steps(host.trace(), agent, [record])
     assert ("dispatch", schedule_id) in entries, readme(
-        "SCH-049", "the due one-shot to append a dispatch naming its id", entries)
+        "SCH-048, SCH-049", "the due one-shot to append, inside a maintenance claim, a "
+        "dispatch naming its id", entries)
     observed = window(entries, schedule_id)
     expected = [("flush", "durable"), ("claim", ""), ("followup", ""), ("dispatch", schedule_id),
                 ("release", ""), ("flush", "durable")]

@@ -100,7 +100,7 @@ def test_a_chosen_time_moves_no_timer(host):
 # -- the dispatch trace entry ------------------------------------------------------------
 
 
-def test_a_dispatch_is_traced_after_its_append_with_the_schedule_id(host):
+def test_a_dispatch_is_traced_after_its_append_with_the_event_seq(host):
     agent = schedule_agent(host)
     agent.call_tool("schedule_create", AFTER_60)
     host.start_trace()
@@ -110,11 +110,13 @@ def test_a_dispatch_is_traced_after_its_append_with_the_schedule_id(host):
         if e.kind != "append" or e.detail == "schedule/change"
     ]
     start = entries.index(("claim", ""))
+    seq = next(e["seq"] for e in agent.events()
+               if e["type"] == "schedule/change" and e["data"].get("operation") == "dispatch")
     assert entries[start : start + 5] == [
         ("claim", ""),
         ("followup", ""),
         ("append", "schedule/change"),
-        ("dispatch", "schedule-1"),
+        ("dispatch", str(seq)),
         ("release", ""),
     ]
     assert [e.subject for e in host.trace() if e.kind == "dispatch"] == [agent.session_id]
@@ -130,14 +132,11 @@ def test_creates_and_deletes_are_no_dispatch(host):
     assert kinds.count("append") >= 2
 
 
-def test_a_raw_dispatch_append_is_traced_too(host):
+def test_a_dispatch_is_recognised_by_the_claim_not_by_its_payload(host):
     agent = host.create_agent()
     host.start_trace()
     agent.append_event("schedule/change", {"version": 1, "operation": "dispatch", "id": "x-1"})
-    assert host.trace() == [
-        TraceEntry("append", agent.session_id, "schedule/change"),
-        TraceEntry("dispatch", agent.session_id, "x-1"),
-    ]
+    assert host.trace() == [TraceEntry("append", agent.session_id, "schedule/change")]
 
 
 def test_each_reminder_of_a_batch_is_its_own_dispatch_entry(host):
@@ -146,7 +145,8 @@ def test_each_reminder_of_a_batch_is_its_own_dispatch_entry(host):
     agent.call_tool("schedule_create", {"prompt": "B", "every_seconds": 300})
     host.start_trace()
     host.advance(300)
-    dispatched = [e.detail for e in host.trace() if e.kind == "dispatch"]
+    by_seq = {str(event["seq"]): event for event in agent.events()}
+    dispatched = [by_seq[e.detail]["data"].get("id") for e in host.trace() if e.kind == "dispatch"]
     assert dispatched == ["schedule-1", "schedule-2"]
 
 
