@@ -58,6 +58,7 @@ from pytest_dsh.implementations import (
 )
 from pytest_dsh.npm import options as npm_options
 from pytest_dsh.npm.host_limits import host_limits, limit_for
+from pytest_dsh.probes import register as register_probe_marker
 from pytest_dsh.reporting import ReportCollector, RunInfo, TestResult
 from pytest_dsh.reporting.readmes import readme_line, readme_versions
 from pytest_dsh.rerun_options import rerun_options
@@ -239,6 +240,7 @@ def pytest_configure(config: pytest.Config) -> None:
         "compat(*pinned_detail_ids): this test pins details the README leaves open, "
         "following the official build (requirement level compat)",
     )
+    register_probe_marker(config)
     resolved = resolve_configured_implementation(config)
     level = _configured(config, "dsh_level") or "all"
     if level not in ("all", *LEVELS):

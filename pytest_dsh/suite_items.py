@@ -20,6 +20,7 @@ from typing import Final
 import pytest
 
 from pytest_dsh.implementations import stable_test_id, suite_relative_path
+from pytest_dsh.probes import probe_of
 from pytest_dsh.reporting.results import TestResult
 
 __all__ = ["LEVELS", "describe_item", "in_suite", "rerun_command"]
@@ -85,4 +86,5 @@ def describe_item(item: pytest.Item, rerun_args: Sequence[str]) -> TestResult:
         rerun=rerun_command(
             item.path, item.nodeid, test_id, item.config.invocation_params.dir, rerun_args
         ),
+        probe=probe_of(item),
     )

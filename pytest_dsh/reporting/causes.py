@@ -1,10 +1,12 @@
 """Failures grouped by cause, so that a first run with ten bugs reads as ten items.
 
-A cause is the requirement a test checks (its pinned-detail ids, else its
-README sentence ids) together with the first line of its failure message
-*normalised*: quoted values, timestamps, hex, paths, generated ids and numbers
-are replaced by placeholders, so 385 DST rows that fail the same way (each with
-its own zone and instant in the message) are one cause. Causes come largest
+A cause is the requirement that broke (the README sentence or pinned-detail
+ids the failure message cites, else the ids the test's markers name) together
+with the first line of its failure message *normalised*: cut before what was
+observed, without the sentence texts it quotes, with quoted values,
+timestamps, hex, paths, generated ids and numbers replaced by placeholders, so
+385 DST rows that fail the same way (each with its own zone and instant in the
+message) are one cause. Causes come largest
 first; each keeps one representative failure and the ids of all the others.
 
 Pure functions of report rows (the ``tests`` of a report document): every
@@ -19,12 +21,14 @@ from typing import Any, Final
 
 __all__ = [
     "FAILING",
+    "cited_ids",
     "failure_line",
     "group_causes",
     "normalise",
     "representative_line",
     "requirement_label",
     "short_text",
+    "without_quoted_texts",
 ]
 
 #: Outcomes a cause is made of: failures, errors and stale known failures.
@@ -32,6 +36,18 @@ FAILING: Final = ("failed", "error", "xpassed")
 
 _SUMMARY_LIMIT: Final = 240
 _TEXT_LIMIT: Final = 100
+
+# README sentence ids (SCH-012, TC-016) and pinned-detail ids (SCH-CODE-MAPPING).
+_README_ID: Final = re.compile(r"\b(?:SCH|TC)-(?:\d{3}|[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+)\b")
+_SENTENCE_ID: Final = re.compile(r"(?:SCH|TC)-\d{3}$")
+# What a message quotes beside an id: the sentence text ("..."), or the
+# pinned-detail note (the README leaves this open; ... docs/pinned-details.md).
+_QUOTED_TEXTS: Final = (
+    re.compile(r' \("(?:[^"\\]|\\.)*"\)'),
+    re.compile(r" \([^()]*docs/pinned-details\.md\)"),
+)
+# What was observed varies with the bug's values, not with the bug.
+_OBSERVED: Final = re.compile(r";\s*observed\b.*$")
 
 # Quoted values, left to right so that a closing quote never opens the next
 # value; an apostrophe inside a word ("golden's") opens nothing.
@@ -66,11 +82,26 @@ _RULES: Final = (
 def normalise(message: str | None, outcome: str = "failed") -> str:
     """The first line of ``message`` with its varying values replaced."""
     lines = [line.strip() for line in (message or "").splitlines() if line.strip()]
-    text = _QUOTED.sub(_placeholder, lines[0] if lines else outcome)
+    text = _OBSERVED.sub("", without_quoted_texts(lines[0] if lines else outcome))
+    text = _QUOTED.sub(_placeholder, text)
     for pattern, placeholder in _RULES:
         text = pattern.sub(placeholder, text)
     text = text.strip()
     return text if len(text) <= _SUMMARY_LIMIT else text[:_SUMMARY_LIMIT] + " …"
+
+
+def without_quoted_texts(line: str) -> str:
+    """``line`` without the sentence texts and pinned-detail notes it quotes."""
+    for quoted in _QUOTED_TEXTS:
+        line = quoted.sub("", line)
+    return line
+
+
+def cited_ids(message: str | None) -> tuple[str, ...]:
+    """The README sentence and pinned-detail ids the first line of a failure
+    message cites before ``requires`` (the requirement that broke), in order."""
+    line = next((line for line in (message or "").splitlines() if line.strip()), "")
+    return tuple(dict.fromkeys(_README_ID.findall(line.split(" requires ", 1)[0])))
 
 
 def _placeholder(match: re.Match[str]) -> str:
@@ -104,13 +135,19 @@ def group_causes(
         if test["outcome"] not in FAILING:
             continue
         pins = tuple(test["pinned_details"])
-        ids = pins or tuple(test["sentences"])
+        ids = cited_ids(test["message"]) or pins or tuple(test["sentences"])
         key = (ids, normalise(test["message"], str(test["outcome"])))
         groups.setdefault(key, []).append(test)
     causes: list[dict[str, Any]] = []
     for (_, summary), members in groups.items():
         first = members[0]
-        pin_ids = list(first["pinned_details"])
+        cited = cited_ids(first["message"])
+        pin_ids = [i for i in cited if not _SENTENCE_ID.match(i)] if cited else list(
+            first["pinned_details"]
+        )
+        sentence_ids = [i for i in cited if _SENTENCE_ID.match(i)] if cited else list(
+            first["sentences"]
+        )
         causes.append(
             {
                 "count": len(members),
@@ -120,7 +157,7 @@ def group_causes(
                     "plugin": first["plugin"],
                     "sentences": [
                         {"id": s, "text": _maybe_short(sentence_texts.get(s))}
-                        for s in first["sentences"]
+                        for s in sentence_ids
                     ],
                     "pinned_details": [{"id": p, "title": pin_titles.get(p)} for p in pin_ids],
                 },
@@ -131,6 +168,7 @@ def group_causes(
                     "rerun": first["rerun"],
                 },
                 "tests": [member["id"] for member in members],
+                "follows": None,
             }
         )
     causes.sort(key=lambda c: (-c["count"], c["requirement"]["level"] != "readme", c["tests"][0]))

@@ -11,12 +11,13 @@ from typing import Any, final
 
 import pytest
 
-from pytest_dsh.reporting.document import RunInfo, build_document, causes, not_collected
+from pytest_dsh.reporting.document import RunInfo, build_document, not_collected
+from pytest_dsh.reporting.first_screen import first_screen_lines
 from pytest_dsh.reporting.host_limit_rows import host_limit_line, host_limited
 from pytest_dsh.reporting.html import render_html
 from pytest_dsh.reporting.markdown import render_markdown
 from pytest_dsh.reporting.results import TestResult, collection_message
-from pytest_dsh.reporting.summary import cause_lines, overall_line, stop_line, verdict_lines
+from pytest_dsh.reporting.summary import overall_line, stop_line, verdict_lines
 from pytest_dsh.reporting.verdicts import word
 
 __all__ = ["ReportCollector", "write_reports"]
@@ -98,7 +99,7 @@ class ReportCollector:
             terminalreporter.line(line)
         for label, _ in not_collected(document):
             terminalreporter.line(f"not collected: {label}", red=True)
-        for line in cause_lines(causes(document)):
+        for line in first_screen_lines(document):
             terminalreporter.line(line)
         limits = host_limit_line(host_limited(document))
         if limits is not None:

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from pytest_dsh.reporting.behaviours import broken_behaviours, sentence_places
 from pytest_dsh.reporting.causes import group_causes
 from pytest_dsh.reporting.readmes import readme_versions
 from pytest_dsh.reporting.results import TestResult
@@ -33,6 +34,7 @@ __all__ = [
     "PLUGINS",
     "EarlyStop",
     "RunInfo",
+    "behaviours",
     "build_document",
     "causes",
     "failures",
@@ -272,6 +274,8 @@ def build_document(
     tests = [result.as_json() for result in ordered]
     texts = {s["id"]: s["text"] for section in sections for s in section["sentences"]}
     titles = {pin: detail.get("title") for pin, detail in pinned_details().items()}
+    grouped = group_causes(tests, texts, titles)
+    behaviours = broken_behaviours(tests, grouped, sentence_places(sections))
     return {
         "format": FORMAT,
         "implementation": {
@@ -291,7 +295,8 @@ def build_document(
         "stopped": _stopped(info, ordered),
         "counts": _counts(ordered),
         "collection_errors": not_collected,
-        "causes": group_causes(tests, texts, titles),
+        "behaviours": behaviours,
+        "causes": grouped,
         "sections": sections,
         "pinned_details": _pinned(ordered),
         "tests": tests,
@@ -323,6 +328,17 @@ def causes(document: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     texts = {s["id"]: s["text"] for section in document["sections"] for s in section["sentences"]}
     titles = {pin["id"]: pin["title"] for pin in document["pinned_details"]}
     return list(group_causes(document["tests"], texts, titles))
+
+
+def behaviours(document: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The basic behaviours whose probes failed (:mod:`.behaviours`), with
+    the causes made again when the document predates the field."""
+    found: list[Mapping[str, Any]] | None = document.get("behaviours")
+    if found is not None:
+        return found
+    grouped = [dict(cause) for cause in causes(document)]
+    return list(broken_behaviours(document["tests"], grouped, sentence_places(
+        document["sections"])))
 
 
 def failures(document: Mapping[str, Any]) -> list[Mapping[str, Any]]:

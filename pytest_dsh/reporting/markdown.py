@@ -14,7 +14,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pytest_dsh.reporting.causes import failure_line, representative_line, requirement_label
-from pytest_dsh.reporting.document import causes, not_collected
+from pytest_dsh.reporting.document import behaviours, causes, not_collected
+from pytest_dsh.reporting.first_screen import (
+    OTHERS_HEADING,
+    behaviour_label,
+    behaviour_line,
+    other_causes,
+)
 from pytest_dsh.reporting.host_limit_rows import host_limit_line, host_limited
 from pytest_dsh.reporting.summary import group_tests, header_lines, stop_line
 from pytest_dsh.reporting.verdicts import COUNTED, OUTCOMES, describe_counts, word
@@ -103,6 +109,38 @@ def _causes(
     return lines
 
 
+def _first_screen(document: Mapping[str, Any]) -> list[str]:
+    """The broken basic behaviours (failing probes), then the causes that
+    fold under none of them; nothing when no probe failed."""
+    broken = behaviours(document)
+    if not broken:
+        return []
+    others = other_causes(document)
+    lines = ["", f"## Broken basic behaviours ({len(broken)})", ""]
+    lines += ["Each names a failing probe and folds the failures that share its README "
+              "sentences or section; fix these first.", ""]
+    lines += ["| # | behaviour | folded failures | first failure |", "|---|---|---|---|"]
+    for number, one in enumerate(broken, start=1):
+        lines.append(
+            f"| {number} | {text(behaviour_label(one))} | {len(one['folded'])} "
+            f"| {text(behaviour_line(one))} |"
+        )
+    if others:
+        lines += ["", f"{OTHERS_HEADING.capitalize()}:", ""]
+        lines += ["| # | failing tests | requirement | what failed |", "|---|---|---|---|"]
+        lines += [
+            f"| {number} | {cause['count']} | {text(requirement_label(cause['requirement']))} "
+            f"| {text(representative_line(cause))} |"
+            for number, cause in enumerate(others, start=len(broken) + 1)
+        ]
+    for number, one in enumerate(broken, start=1):
+        lines += ["", f"### {number}. {text(behaviour_label(one))}", ""]
+        lines += [f"Probe {code(one['representative']['id'], cell=False)}:", ""]
+        lines += _fence(one["representative"]["message"] or str(one["representative"]["outcome"]))
+        lines += ["", "Rerun:", "", *_fence(one["representative"]["rerun"])]
+    return lines
+
+
 def render_markdown(document: Mapping[str, Any]) -> str:
     verdict = document["verdict"]
     tests = {test["id"]: test for test in document["tests"]}
@@ -138,6 +176,7 @@ def render_markdown(document: Mapping[str, Any]) -> str:
         lines += ["Parts of the suite that failed to load; their tests never ran.", ""]
         lines += ["| collector | error |", "|---|---|"]
         lines += [f"| {code(label)} | {text(message)} |" for label, message in broken]
+    lines += _first_screen(document)
     found = causes(document)
     if found:
         lines += _causes(found, tests)

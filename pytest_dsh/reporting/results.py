@@ -37,6 +37,9 @@ class TestResult:
     #: test (pytest_dsh.npm.host_limits): its outcome is then ``host limit``
     #: or, when it passes, ``host limit lifted``; never counted against it.
     host_limit: str | None = None
+    #: Set when the test is a probe (``dsh_probe`` marker): the basic
+    #: behaviour it isolates, as (behaviour id, sentence); see .behaviours.
+    probe: tuple[str, str] | None = None
     duration: float = 0.0
     _phases: list[str] = field(default_factory=list, repr=False)
 
@@ -73,6 +76,7 @@ class TestResult:
             "pinned_details": list(self.pinned_details),
             "rerun": self.rerun,
             "host_limit": self.host_limit,
+            "probe": {"id": self.probe[0], "behaviour": self.probe[1]} if self.probe else None,
         }
 
     @classmethod
@@ -87,11 +91,14 @@ class TestResult:
             pinned_details=tuple(str(p) for p in data["pinned_details"]),
             rerun=str(data["rerun"]),
             host_limit=str(data["host_limit"]) if data.get("host_limit") else None,
+            probe=(str(data["probe"]["id"]), str(data["probe"]["behaviour"]))
+            if data.get("probe") else None,
         )
 
     def as_json(self) -> dict[str, Any]:
         fixed = self.description()
-        del fixed["rerun"], fixed["host_limit"]  # the report puts them after the outcome
+        # The report puts these after the outcome.
+        del fixed["rerun"], fixed["host_limit"], fixed["probe"]
         return {
             **fixed,
             "outcome": self.outcome,
@@ -99,6 +106,7 @@ class TestResult:
             "known_failure": self.known_failure,
             "host_limit": self.host_limit,
             "rerun": self.rerun,
+            "probe": {"id": self.probe[0], "behaviour": self.probe[1]} if self.probe else None,
             "duration": round(self.duration, 4),
         }
 

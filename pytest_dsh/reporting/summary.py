@@ -96,7 +96,7 @@ def _host_lines(host: Mapping[str, Any] | None) -> list[str]:
 
 
 def cause_lines(
-    causes: Sequence[Mapping[str, Any]], limit: int = TERMINAL_CAUSES
+    causes: Sequence[Mapping[str, Any]], limit: int = TERMINAL_CAUSES, start: int = 1
 ) -> list[str]:
     """The terminal's view of the failures: one numbered item per cause
     (count, requirement with its text, what failed), its first failure and
@@ -107,7 +107,7 @@ def cause_lines(
     plural = "s" if len(causes) != 1 else ""
     tests = "test" if total == 1 else "tests"
     lines = [f"{total} failing {tests} from {len(causes)} cause{plural}, largest first:"]
-    for number, cause in enumerate(causes[:limit], start=1):
+    for number, cause in enumerate(causes[:limit], start=start):
         count = int(cause["count"])
         one = cause["representative"]
         lines += [
