@@ -309,6 +309,10 @@ def test_a_bad_date_is_reported_before_a_bad_zone(agent):
 
 
 @pytest.mark.spec("SCH-026", "SCH-039")
+@pytest.mark.dsh_probe(
+    "now-is-not-future",
+    "A target equal to now is not in the future and is rejected",
+)
 def test_local_time_equal_to_now_is_not_future(agent):
     at = _local("2026-01-01", "09:00:00", "Asia/Tokyo")  # 2026-01-01T00:00:00.000Z
     _rejected(agent, at, "SCH-026", "equal to now")
@@ -420,6 +424,10 @@ def early_agent(dsh_host_factory):
 
 @pytest.mark.spec("SCH-026", "SCH-028")
 @pytest.mark.parametrize(("zone", "date", "time"), GAPS)
+@pytest.mark.dsh_probe(
+    "gap-local-time-rejected",
+    "A local time inside a daylight-saving gap is rejected",
+)
 def test_local_time_inside_a_dst_gap_is_rejected(early_agent, zone, date, time):
     _rejected(early_agent, _local(date, time, zone), "SCH-026, SCH-028",
               "inside a daylight-saving gap")
@@ -427,6 +435,10 @@ def test_local_time_inside_a_dst_gap_is_rejected(early_agent, zone, date, time):
 
 @pytest.mark.spec("SCH-027", "SCH-029")
 @pytest.mark.parametrize(("zone", "date", "time", "scheduled_at"), RESOLVED)
+@pytest.mark.dsh_probe(
+    "overlap-takes-the-earlier-instant",
+    "A repeated local time resolves to its first, earlier instant",
+)
 def test_local_time_resolves_to_the_first_matching_instant(
     early_agent, zone, date, time, scheduled_at
 ):

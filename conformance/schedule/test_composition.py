@@ -69,6 +69,7 @@ def test_agent_that_existed_before_load_gets_no_tools_and_no_flush(dsh_host):
 
 
 @pytest.mark.spec("SCH-006", "SCH-007")
+@pytest.mark.dsh_probe("child-agents-get-no-tools", "A child agent gets no schedule tools")
 def test_runtime_child_gets_no_tools_and_no_flush(host, agent):
     child = host.create_agent(parent=agent)
     assert not child.is_root, readme(
@@ -311,6 +312,10 @@ def test_preflight_flush_covers_the_whole_live_log(host, agent):
 @pytest.mark.parametrize(
     ("tool", "arguments"),
     [("schedule_list", {}), ("schedule_create", AFTER_60), ("schedule_delete", {"id": "r"})],
+)
+@pytest.mark.dsh_probe(
+    "rejected-flush-is-uncertain",
+    "A rejected flush gives persistence_uncertain",
 )
 def test_failed_preflight_returns_persistence_uncertain(host, agent, outcome, tool, arguments):
     host.faults.fail_flushes(outcome, count=1)

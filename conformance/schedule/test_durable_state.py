@@ -128,6 +128,10 @@ NOT_COPIED = ("+01:00", "09:30", "Europe/Berlin", "2026-01-02T09")
 
 @pytest.mark.spec("SCH-014", "SCH-015", "SCH-016")
 @PAYLOADS
+@pytest.mark.dsh_probe(
+    "create-appends-one-change",
+    "schedule_create appends one change holding the id, prompt and scheduledAt",
+)
 def test_create_appends_a_schedule_change_containing_the_record(agent, arguments, record,
                                                                  request):
     created = agent.call_tool("schedule_create", arguments).value
@@ -375,6 +379,7 @@ def test_replay_advances_every_record_to_the_first_aligned_target_after_accepted
 
 
 @pytest.mark.spec("SCH-015", "SCH-034")
+@pytest.mark.dsh_probe("ids-never-reused", "A deleted record's id is never given to a new record")
 def test_ids_are_never_reused(host, agent):
     ids = [_create(agent, p, after_seconds=600) for p in ("a", "b")]
     agent.call_tool("schedule_delete", {"id": ids[1]})
@@ -891,6 +896,10 @@ def test_a_normal_session_folds_an_official_log_from_its_first_event(host):
 
 
 @pytest.mark.spec("SCH-021")
+@pytest.mark.dsh_probe(
+    "fork-inherits-no-reminders",
+    "A forked agent does not inherit its parent's reminders",
+)
 def test_fork_does_not_inherit_parent_reminders(host, agent):
     _create(agent, "P1", after_seconds=600)
     p2 = _create(agent, "P2", every_seconds=1200)

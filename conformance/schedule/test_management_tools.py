@@ -457,6 +457,10 @@ def test_shape_failures_win_over_broken_persistence(host, agent, arguments, expe
         ({"prompt": "x", "every_seconds": 86400}, "2026-01-02T00:00:00.000Z"),
     ],
 )
+@pytest.mark.dsh_probe(
+    "five-minute-interval-accepted",
+    "Positive delays and intervals of five minutes or more are accepted",
+)
 def test_version_one_accepts_positive_delays_and_intervals_of_five_minutes_or_more(
     agent, arguments, scheduled_at
 ):
@@ -637,6 +641,10 @@ def test_list_marks_a_due_record_that_waits_for_the_agent_as_overdue(host, agent
 
 
 @pytest.mark.spec("SCH-017", "SCH-036", "SCH-041")
+@pytest.mark.dsh_probe(
+    "delete-appends-one-delete",
+    "Deleting an active record appends one delete change",
+)
 def test_delete_of_an_active_record_appends_one_delete(agent):
     creation = agent.call_tool("schedule_create", {"prompt": "Drop the milk", "after_seconds": 600})
     created = creation.value["id"]
@@ -683,6 +691,10 @@ PADDED_IDS = pytest.mark.parametrize(
 
 @pytest.mark.spec("SCH-036", "SCH-039")
 @PADDED_IDS
+@pytest.mark.dsh_probe(
+    "padded-delete-id-rejected",
+    "schedule_delete rejects an empty or padded id",
+)
 def test_delete_rejects_empty_or_padded_ids_before_the_queue(host, agent, template):
     created = agent.call_tool("schedule_create", {"prompt": "x", "after_seconds": 600}).value
     schedule_id = template.format(id=created["id"])

@@ -42,6 +42,10 @@ def types_of(events):
 
 
 @pytest.mark.spec("TC-033", "TC-036", "TC-037")
+@pytest.mark.dsh_probe(
+    "first-step-reading-two-lines",
+    "The first step's reading is the two documented lines",
+)
 def test_the_first_step_reading_is_exactly_the_two_documented_lines(dsh_host):
     dsh_host.load_plugin("time-context", {"timeZone": "Asia/Shanghai"})
     agent = dsh_host.create_agent()
@@ -58,6 +62,10 @@ def test_the_first_step_reading_is_exactly_the_two_documented_lines(dsh_host):
 
 
 @pytest.mark.spec("TC-033", "TC-038", "TC-039")
+@pytest.mark.dsh_probe(
+    "later-step-reading-two-lines",
+    "A later step's reading is the two documented lines",
+)
 def test_later_step_readings_are_exactly_the_two_documented_lines(dsh_host):
     dsh_host.load_plugin("time-context", {"timeZone": "UTC"})
     agent = dsh_host.create_agent()
@@ -131,6 +139,10 @@ TIMESTAMP_TABLE = pytest.mark.parametrize(
 
 @TIMESTAMP_TABLE
 @pytest.mark.spec("TC-034")
+@pytest.mark.dsh_probe(
+    "timestamp-local-offset-zone",
+    "The timestamp is a local time with its offset and zone",
+)
 def test_timestamps_are_iso_shaped_local_times_with_offset_and_zone(
     dsh_host_factory, start_ms, zone, timestamp
 ):

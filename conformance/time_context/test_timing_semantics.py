@@ -74,6 +74,10 @@ def test_the_reading_lands_before_step_start_and_is_part_of_that_steps_request(d
 
 
 @pytest.mark.spec("TC-016", "TC-033")
+@pytest.mark.dsh_probe(
+    "reading-carries-the-plugin-source",
+    "A reading carries the plugin's source",
+)
 def test_the_reading_carries_exactly_the_plugin_source(dsh_host):
     dsh_host.load_plugin("time-context", UTC_CONFIG)
     agent = dsh_host.create_agent()
@@ -334,6 +338,10 @@ def test_existing_readings_are_never_removed(dsh_host):
 
 
 @pytest.mark.spec("TC-021")
+@pytest.mark.dsh_probe(
+    "step-one-elapsed-from-the-prompt",
+    "Step 1 measures elapsed time from the prompt that opened the turn",
+)
 def test_step_one_measures_from_the_prompt_that_opened_the_turn(dsh_host):
     dsh_host.load_plugin("time-context", UTC_CONFIG)
     agent = dsh_host.create_agent()
