@@ -261,3 +261,45 @@ def test_the_readme_witness_fails_only_its_host_limits_and_named_choices(tmp_pat
         if limit_for("0.1.0-rc.8", test_id) is not None
     } and len(limited) == 4
     assert sum(1 for o in outcomes.values() if o == "passed") > 140
+
+
+def test_every_report_lists_host_limits_apart_with_their_reason():
+    import jsonschema
+
+    from pytest_dsh.reporting import RunInfo
+    from pytest_dsh.reporting.document import build_document, report_schema
+    from pytest_dsh.reporting.host_limit_rows import host_limit_line, host_limited
+    from pytest_dsh.reporting.html import render_html
+    from pytest_dsh.reporting.markdown import render_markdown
+
+
+    reason = limit_for("0.1.0-rc.8", "time_context/test_timing_semantics.py::"
+                       "test_each_request_is_the_surface_prefix_at_its_step_start")
+    assert reason is not None
+    rows = []
+    for test_id, outcome in (("tc/a", "host limit"), ("tc/b", "host limit lifted"),
+                             ("tc/c", "passed")):
+        row = TestResult(id=test_id, nodeid=test_id, plugin="time-context", level="readme",
+                         host_limit=None if outcome == "passed" else reason.reason("0.1.0-rc.8"))
+        row.outcome = outcome
+        rows.append(row)
+    info = RunInfo(
+        implementation="w", version="1", spec="npm", capabilities=("time-context",),
+        kit_version="0", tzdata="x", hypothesis="h", seed=None, levels=("readme",),
+        expectations=None, known_failures=0, command="pytest",
+    )
+    document = build_document(info, rows, 0)
+    jsonschema.validate(document, report_schema())
+    plugin = document["verdict"]["levels"]["readme"]["plugins"]["time-context"]
+    assert plugin["verdict"] == "conforms"
+    assert plugin["counts"]["host limit"] == plugin["counts"]["host limit lifted"] == 1
+    assert document["verdict"]["exit_status"] == 0
+    line = host_limit_line(host_limited(document))
+    assert line is not None and "1 tests failed as the DSH host decides" in line
+    assert "1 passed anyway (host limit lifted" in line
+    markdown = render_markdown(document)
+    assert "## Host limits (2)" in markdown
+    assert "agent.inject() puts the message in the agent" in markdown
+    html = render_html(document)
+    assert '<section id="host-limits"><h2>Host limits (2)</h2>' in html
+    assert 'class="o o-host-limit-lifted"' in html
