@@ -14,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from dsh_conformance.expect import pinned, readme
+from dsh_conformance.fixtures.replay import official_log_accepted
 from dsh_conformance.layout_free import mentions
 from dsh_conformance.schedule.session_logs import (
     add_field,
@@ -166,7 +167,8 @@ def test_the_implementations_own_changes_are_accepted_in_a_fresh_session(guarded
 def test_a_bad_official_schedule_append_is_rejected_and_leaves_the_log_unchanged(
     guarded, candidate
 ):
-    agent = guarded.create_agent(seed=seed_log(A1, E2))
+    with official_log_accepted("a log seeded in the official layout"):
+        agent = guarded.create_agent(seed=seed_log(A1, E2))
     before = agent.events()
     with pytest.raises(AppendRejectedError):
         agent.append_event("schedule/change", candidate)
@@ -184,7 +186,8 @@ def test_a_bad_official_schedule_append_is_rejected_and_leaves_the_log_unchanged
     ids=["create", "delete", "one-shot-dispatch", "every-dispatch"],
 )
 def test_a_valid_official_schedule_append_is_accepted(guarded, candidate):
-    agent = guarded.create_agent(seed=seed_log(A1, E2))
+    with official_log_accepted("a log seeded in the official layout"):
+        agent = guarded.create_agent(seed=seed_log(A1, E2))
     agent.append_event("schedule/change", candidate)
     assert changes(agent.events())[-1] == candidate, pinned(
         "SCH-LOG-INTEROP", "a valid append in the official layout to be accepted",
@@ -291,7 +294,8 @@ def test_the_changes_written_under_the_companion_have_the_official_operations(gu
 @given(log=corrupt_schedule_logs())
 def test_any_change_that_breaks_replay_is_refused_by_the_companion(guarded, log):
     *prefix, candidate = log.changes
-    agent = guarded.create_agent(seed=seed_log(*prefix))
+    with official_log_accepted("a log seeded in the official layout"):
+        agent = guarded.create_agent(seed=seed_log(*prefix))
     before = agent.events()
     with pytest.raises(AppendRejectedError):
         agent.append_event("schedule/change", candidate)
