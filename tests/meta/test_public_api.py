@@ -31,7 +31,7 @@ def test_no_public_name_leaks_outside_all() -> None:
                   "strategies", "reporting", "plugin", "fixture_options", "official",
                   "expectations", "hypothesis_scope", "suite_items", "conformance_cli",
                   "budget", "json_limits", "npm", "jsonl_store", "frozen_json", "schema_check",
-                  "parallel", "roles", "rerun_options"}
+                  "parallel", "roles", "rerun_options", "probes"}
     assert public - set(pytest_dsh.__all__) - submodules == {"annotations"}
 
 
