@@ -1,7 +1,8 @@
 """The report as one self-contained HTML file (inline CSS, no script, no
-external resource): the verdicts, the failures grouped by cause (one failure
-with its message and rerun command, the others folded), then each README
-section with its sentences and tests."""
+external resource): the verdicts, the broken basic behaviours (failing
+probes, each with the failures folded under it), the failures grouped by
+cause (one failure with its message and rerun command, the others folded),
+then each README section with its sentences and tests."""
 
 from __future__ import annotations
 
@@ -10,8 +11,19 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
-from pytest_dsh.reporting.causes import representative_line, requirement_label
-from pytest_dsh.reporting.document import causes, failures, not_collected
+from pytest_dsh.reporting.causes import (
+    representative_line,
+    requirement_label,
+    short_text,
+    without_quoted_texts,
+)
+from pytest_dsh.reporting.document import behaviours, causes, failures, not_collected
+from pytest_dsh.reporting.first_screen import (
+    OTHERS_HEADING,
+    behaviour_label,
+    behaviour_line,
+    other_causes,
+)
 from pytest_dsh.reporting.host_limit_rows import host_limit_line, host_limited
 from pytest_dsh.reporting.summary import TestGroup, group_tests, header_lines, stop_line
 from pytest_dsh.reporting.verdicts import COUNTED, OUTCOMES, WORDS, describe_counts, word
@@ -45,6 +57,8 @@ background:#ffebe9;color:#a40e26;font-weight:700;text-align:center}
 .cause-summary{color:#57606a;font-size:.85rem}
 ol.others{padding-left:1.4rem}ol.others li{margin:.4rem 0}
 ol.others pre{margin:.2rem 0}
+.behaviour{border-left-color:#8250df;background:#fbf8ff}
+.count.b{background:#fbefff;color:#6639ba}
 """
 
 #: The colours of a verdict by its tone (pytest_dsh.reporting.verdicts).
@@ -104,13 +118,16 @@ def _failure_meta(test: Mapping[str, Any]) -> str:
     return meta
 
 
-def _one_failure(test: Mapping[str, Any]) -> str:
+def _one_failure(test: Mapping[str, Any], *, anchor: bool = True) -> str:
+    """One failure in full; ``anchor=False`` where the same test is also shown
+    under its cause (which holds the test's anchor)."""
     known = (
         f"<p>Listed as a known failure: {escape(test['known_failure'])}</p>"
         if test["known_failure"] else ""
     )
+    where = f' id="{escape(_slug(test["id"]))}"' if anchor else ""
     return (
-        f'<div class="one" id="{escape(_slug(test["id"]))}">'
+        f'<div class="one"{where}>'
         f"<p><code>{escape(test['id'])}</code><br>{_failure_meta(test)}</p>{known}"
         f'<pre class="message">{escape(test["message"] or test["outcome"])}</pre>'
         f'<p>Rerun:</p><pre class="rerun">{escape(test["rerun"])}</pre></div>'
@@ -128,13 +145,93 @@ def _cause(number: int, cause: Mapping[str, Any], tests: Mapping[str, Mapping[st
         + "</ol></details>"
         if others else ""
     )
+    home = cause.get("follows")
+    follows = (
+        f'; folded under <a href="#behaviour-{escape(_slug(home))}">{escape(home)}</a>'
+        if home else ""
+    )
     return (
         f'<article class="failure cause" id="cause-{number}">'
         f'<h3><span class="count">{count}</span>{number}. '
         f"{escape(requirement_label(cause['requirement']))}</h3>"
-        f'<p class="cause-summary">cause: <code>{escape(cause["summary"])}</code></p>'
+        f'<p class="cause-summary">cause: <code>{escape(cause["summary"])}</code>{follows}</p>'
         f"{shown}{folded}</article>"
     )
+
+
+def _folded_line(test: Mapping[str, Any]) -> str:
+    """A folded failure as one line: a link to it in full under its cause."""
+    lines = [line.strip() for line in (test["message"] or "").splitlines() if line.strip()]
+    first = short_text(without_quoted_texts(lines[0] if lines else str(test["outcome"])), 240)
+    return (
+        f'<li>{_outcome(test["outcome"])} <a href="#{escape(_slug(test["id"]))}"><code>'
+        f'{escape(test["id"])}</code></a><br><code>{escape(first)}</code></li>'
+    )
+
+
+def _behaviour(
+    number: int, one: Mapping[str, Any], tests: Mapping[str, Mapping[str, Any]]
+) -> str:
+    probe = tests.get(one["representative"]["id"])
+    shown = _one_failure(probe, anchor=False) if probe is not None else ""
+    folded = [tests[i] for i in one["folded"] if i in tests]
+    runs = len(one["tests"])
+    more = f" (and {runs - 1} more runs of the probe)" if runs > 1 else ""
+    details = (
+        f"<details><summary>{len(folded)} failure{'s' if len(folded) != 1 else ''} folded "
+        'under it</summary><ol class="others">'
+        + "".join(_folded_line(t) for t in folded) + "</ol></details>"
+        if folded else "<p>No other failure folded under it.</p>"
+    )
+    return (
+        f'<article class="failure behaviour" id="behaviour-{escape(_slug(one["probe"]))}">'
+        f'<h3><span class="count b">{len(folded)}</span>{number}. '
+        f"{escape(behaviour_label(one))}</h3>"
+        f'<p class="cause-summary">probe{escape(more)}: '
+        f"<code>{escape(behaviour_line(one))}</code></p>{shown}{details}</article>"
+    )
+
+
+def _behaviours(document: Mapping[str, Any], tests: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """The broken basic behaviours (failing probes) with the failures folded
+    under each, then the causes that fold under none; nothing when no probe
+    failed (docs/validate-your-plugin.md states the folding rule)."""
+    broken = behaviours(document)
+    if not broken:
+        return []
+    # A cause is known by its tests: causes() may rebuild the list on each call.
+    number_of = {tuple(c["tests"]): n for n, c in enumerate(causes(document), start=1)}
+    others = other_causes(document)
+    rows = "".join(
+        f'<tr><td><a href="#behaviour-{escape(_slug(one["probe"]))}">{number}</a></td>'
+        f"<td>{escape(behaviour_label(one))}</td><td>{len(one['folded'])}</td>"
+        f"<td><code>{escape(behaviour_line(one))}</code></td></tr>"
+        for number, one in enumerate(broken, start=1)
+    )
+    out = [
+        f'<section id="behaviours"><h2>Broken basic behaviours ({len(broken)})</h2>'
+        "<p>Each names a failing probe and folds the failures that share its README "
+        "sentences or section; fix these first.</p>"
+        '<table class="behaviours"><tr><th>#</th><th>behaviour</th><th>folded failures</th>'
+        f"<th>first failure</th></tr>{rows}</table>"
+    ]
+    if others:
+        out.append(
+            f'<div id="other-causes"><p>{escape(OTHERS_HEADING.capitalize())}:</p>'
+            '<table><tr><th>cause</th><th>failing tests</th><th>requirement</th>'
+            "<th>what failed</th></tr>"
+            + "".join(
+                f'<tr><td><a href="#cause-{number_of[tuple(c["tests"])]}">'
+                f"{number_of[tuple(c['tests'])]}</a></td><td>{c['count']}</td>"
+                f"<td>{escape(requirement_label(c['requirement']))}</td>"
+                f"<td><code>{escape(representative_line(c))}</code></td></tr>"
+                for c in others
+            )
+            + "</table></div>"
+        )
+    out += [_behaviour(n, one, tests) for n, one in enumerate(broken, start=1)]
+    out.append("</section>")
+    return out
 
 
 def _cause_table(found: Sequence[Mapping[str, Any]]) -> str:
@@ -232,6 +329,7 @@ def render_html(document: Mapping[str, Any]) -> str:
             for label, message in broken
         ]
         out.append("</table></section>")
+    out += _behaviours(document, tests)
     failing = failures(document)
     found = causes(document)
     out.append(
