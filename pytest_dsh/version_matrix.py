@@ -176,8 +176,10 @@ def run_cell(
     if report.is_file():
         state, message = "ran", f"exit status {status}"
     elif _PEER_PROBLEM.search(output):
-        lines = [line for line in output.splitlines() if _PEER_PROBLEM.search(line)]
-        state, message = CANNOT_INSTALL, (lines[0] if lines else "peer dependencies").strip()
+        # The refusal and the lines of npm's that follow it (which peer, which range).
+        lines = [line.strip() for line in output.splitlines() if line.strip()]
+        first = next(i for i, line in enumerate(lines) if _PEER_PROBLEM.search(line))
+        state, message = CANNOT_INSTALL, " / ".join(lines[first:first + 4])
     else:
         tail = [line for line in output.splitlines() if line.strip()][-3:]
         state, message = "no report", " / ".join(tail) or f"exit status {status}"
