@@ -18,6 +18,7 @@ import pytest
 from pytest_dsh import reply_text
 from pytest_dsh.npm import HOST_PROFILES, NodeImplementation
 from pytest_dsh.npm.host_limits import host_limits, limit_for, limits_table
+from pytest_dsh.official import OFFICIAL_SCHEDULE_VERSION
 from pytest_dsh.reporting.document import _counts
 from pytest_dsh.reporting.results import TestResult
 from pytest_dsh.reporting.verdicts import CONFORMS, group_verdict
@@ -124,14 +125,15 @@ def _types(events: list[dict[str, Any]]) -> list[str]:
 
 @pytest.fixture(params=sorted(limits_table()["hosts"]))
 def witness_host(request: pytest.FixtureRequest, kit: Any) -> Iterator[Any]:
-    """Open a witness on a host that lists the inject limit."""
+    """Open a witness (a folder under witnesses/, or a registry spec) on each
+    host profile the table lists."""
     opened: list[Any] = []
 
-    def open_on(witness: str) -> Any:
+    def open_on(witness: str, role: str = "time-context") -> Any:
         kit.require_npm()
+        spec = str(WITNESSES / witness) if (WITNESSES / witness).is_dir() else witness
         implementation = NodeImplementation(
-            name=witness, version="1.0.0", packages={"time-context": str(WITNESSES / witness)},
-            host=request.param,
+            name=witness, version="1.0.0", packages={role: spec}, host=request.param,
         )
         host = implementation.open_host(start_ms=START_MS, withhold=frozenset())
         opened.append(host)
@@ -176,6 +178,28 @@ def test_no_append_can_follow_the_prompt_and_precede_step_start(witness_host):
     assert _types(agent.events()) == [
         "turn/start", "reading", "step/start 1", "prompt", "step/end 1", "turn/end",
     ]
+
+
+@pytest.mark.dsh_wall_budget(600)
+def test_the_host_closes_a_seed_with_its_own_event_so_no_seed_length_is_out_of_range(
+    witness_host,
+):
+    # Any schedule plugin shows it; the official one is at hand. The header
+    # says three events were inherited, the seed has two: the host's own
+    # session/end-seed makes the third, so the plugin replays a log the
+    # header fits.
+    host = witness_host(f"@deepseek-ai/dsh-schedule@{OFFICIAL_SCHEDULE_VERSION}", "schedule")
+    host.load_plugin("schedule")
+    lines = (REPO / "fixtures" / "corrupt" / "seed-length-beyond-log.jsonl").read_text("utf-8")
+    header, *seed = [json.loads(line) for line in lines.splitlines()]
+    agent = host.create_agent(session_id=header["id"], seed=seed, seed_length=header["seedLength"])
+    events = agent.events()
+    assert [e["type"] for e in events[:3]] == [
+        "schedule/change", "schedule/change", "session/end-seed"
+    ]
+    assert len(events) >= header["seedLength"] > len(seed)
+    listed = agent.call_tool("schedule_list", {}).value
+    assert listed == []  # replayed as a sound log: no corrupt_schedule_log
 
 
 def test_the_witnesses_share_one_reading_module():
