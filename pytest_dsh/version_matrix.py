@@ -263,9 +263,11 @@ def _cell_entry(result: CellResult, known: Mapping[str, Any]) -> dict[str, Any]:
         by_level: dict[str, Counter[str]] = defaultdict(Counter)
         for test_id in ids:
             test = tests.get(test_id)
-            category = categorise(test, known) if test is not None else None
+            if test is None:
+                continue
+            category = categorise(test, known)
             if category is not None and category != "skipped":
-                by_level[test["level"]][category] += 1  # type: ignore[index]
+                by_level[test["level"]][category] += 1
         sections[title] = {level: dict(c) for level, c in sorted(by_level.items())}
     entry["verdict"] = document["verdict"]["overall"]
     entry["totals"] = {level: dict(c) for level, c in sorted(totals.items())}
