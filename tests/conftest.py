@@ -6,6 +6,21 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# The kit's own property tests assert no speed (benchmarks measure it), so a
+# loaded machine must not fail them with a deadline or a too-slow health check.
+# Loaded here, before any test module is imported, because ``@given`` takes the
+# default settings when it decorates. The parent is the profile Hypothesis
+# chose (``ci`` under CI keeps its derandomized runs); ``--hypothesis-profile``
+# still wins, since Hypothesis loads it after this file.
+settings.register_profile(
+    "dsh-kit-tests",
+    parent=settings.get_profile(settings.get_current_profile_name()),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.load_profile("dsh-kit-tests")
 
 
 @pytest.fixture(scope="session")
