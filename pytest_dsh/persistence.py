@@ -251,7 +251,8 @@ class FaultPlan:
 
     def snapshot(self) -> list[dict[str, object]]:
         """The planned faults in planning order, with how many matching calls
-        each has seen: ``{"kind", "outcome", "first", "count", "event_type", "data", "seen"}``."""
+        each has seen: ``{"kind", "outcome", "first", "count", "event_type", "data", "seen",
+        "value"}``, every field a host needs to rebuild the window."""
         return [
             {
                 "kind": window.kind,

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+from dataclasses import fields
+
 import pytest
 
 from pytest_dsh import FakeHost, HostStuckError
 from pytest_dsh.contract import AppendRejectedError, InvariantViolationError
-from pytest_dsh.persistence import PersistenceDetachedError, PersistenceRejectedError
+from pytest_dsh.persistence import (
+    PersistenceDetachedError,
+    PersistenceRejectedError,
+    _Window,
+)
 
 
 def _flush(host: FakeHost, agent):
@@ -218,13 +224,20 @@ def test_an_invariant_rejecting_a_live_session_refuses_to_load() -> None:
 def test_the_fault_plan_can_be_mirrored_by_another_host(host: FakeHost) -> None:
     host.faults.fail_flushes("falsy", first=2, count=3)
     host.faults.fail_appends(event_type="note", data={"n": 1})
-    assert host.faults.snapshot() == [
+    host.faults.fake_clock_reads(1_234, first=2, count=None)
+    snapshot = host.faults.snapshot()
+    assert snapshot == [
         {"kind": "flush", "outcome": "falsy", "first": 2, "count": 3, "event_type": None,
-         "data": None, "seen": 0},
+         "data": None, "seen": 0, "value": None},
         {"kind": "append", "outcome": "rejected", "first": 1, "count": 1, "event_type": "note",
-         "data": {"n": 1}, "seen": 0},
+         "data": {"n": 1}, "seen": 0, "value": None},
+        {"kind": "clock", "outcome": "value", "first": 2, "count": None, "event_type": None,
+         "data": None, "seen": 0, "value": 1_234},
     ]
-    host.faults.record_seen([2, 0])
+    # The other host rebuilds each window from its entry alone: every field a
+    # window has must travel (a faked clock reading is one).
+    assert all(set(entry) == {f.name for f in fields(_Window)} for entry in snapshot)
+    host.faults.record_seen([2, 0, 0])
     agent = host.create_agent()
     # The mirrored count says one flush of the window already failed: two remain.
     assert [_flush(host, agent) for _ in range(3)] == [False, False, True]
