@@ -25,13 +25,13 @@ def test_the_top_level_exports_are_exactly_the_documented_ones() -> None:
 def test_no_public_name_leaks_outside_all() -> None:
     # "@..." names are pytest's assertion-rewriting helpers (the kit is a plugin).
     public = {name for name in vars(pytest_dsh) if not name.startswith(("_", "@"))}
-    submodules = {"agent", "agent_actions", "clock", "contract", "driver", "errors", "host", "implementations",
-                  "model", "pending", "persistence", "session", "tools", "trace", "tzdb",
-                  "virtual_loop",
+    submodules = {"agent", "agent_actions", "clock", "contract", "driver", "errors", "host",
+                  "implementations", "model", "pending", "persistence", "session", "tools", "trace",
+                  "tzdb", "virtual_loop",
                   "strategies", "reporting", "plugin", "fixture_options", "official",
                   "expectations", "hypothesis_scope", "suite_items", "conformance_cli",
                   "budget", "json_limits", "npm", "jsonl_store", "frozen_json", "schema_check",
-                  "parallel", "roles", "rerun_options", "probes"}
+                  "parallel", "roles", "rerun_options", "probes", "seams", "version_matrix"}
     assert public - set(pytest_dsh.__all__) - submodules == {"annotations"}
 
 
