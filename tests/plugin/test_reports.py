@@ -107,7 +107,7 @@ def test_the_report_path_has_an_ini_twin(impls, spec_tests):
     assert "**Verdict: conforms**" in (impls.path / "reports" / "conformance.md").read_text()
 
 
-def test_a_printed_rerun_command_of_a_suite_test_runs_that_test(pytester):
+def test_a_printed_rerun_command_of_a_suite_test_runs_that_test(pytester, tmp_path_factory):
     # Issue item 6: node ids of a --pyargs run cannot be pasted back; the rerun can.
     pytester.runpytest(
         "--pyargs", "dsh_conformance.time_context", "--dsh-impl=reference",
@@ -121,9 +121,12 @@ def test_a_printed_rerun_command_of_a_suite_test_runs_that_test(pytester):
         "dsh_conformance.time_context.test_configuration::"
         "test_an_explicit_iana_zone_overrides_the_display_zone[Asia/Tokyo"
     )
+    # From another, empty folder: pytest loads the conftest.py of every test*
+    # folder under the directory a --pyargs run starts in, and other tests'
+    # pytester folders (one of them with a hook that breaks) sit beside this one.
     rerun = subprocess.run(
         [sys.executable, "-m", *command, "-p", "no:cacheprovider"],
-        cwd=pytester.path / "..",
+        cwd=tmp_path_factory.mktemp("elsewhere"),
         capture_output=True,
         text=True,
         env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
