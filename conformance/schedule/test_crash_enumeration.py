@@ -368,6 +368,10 @@ def _check_session(
     prefix = len(durable)
     if after[:prefix] != durable:
         result.problems.append(f"{name}: the resumed log does not start with the durable log")
+    # Only the implementation's own listing of the durable log can say a
+    # durable reminder is settled (its dispatch durable); without one, no
+    # undelivered reminder may be excused as in the per-event window.
+    settled_known = not isinstance(active, str)
     if isinstance(active, str):
         result.problems.append(f"{name}: the durable log does not fold: list answered {active}")
         active = {}
@@ -387,8 +391,9 @@ def _check_session(
         if kinds[prompt] != "one-shot" or prompt in delivered_prompts:
             continue
         label = f"{name}:{prompt}"
-        if prompt not in in_durable or prompt in active:
-            result.lost.append(label)  # acknowledged but never durable, or durable and active
+        if prompt not in in_durable or prompt in active or not settled_known:
+            # acknowledged but never durable, durable and active, or unknown
+            result.lost.append(label)
         elif prompt not in delete_attempted:
             result.lost_in_window.append(label)  # its dispatch is durable, never delivered
     # A repeat is in the README's window when a dispatch of that id was appended
