@@ -6,7 +6,9 @@ The whole-suite run of the example is the guide's run (test_fresh_venv.py)."""
 
 from __future__ import annotations
 
+import itertools
 import json
+import shlex
 from pathlib import Path
 
 from pytest_dsh.npm.expectations import load_expectations
@@ -29,9 +31,10 @@ def test_the_example_declares_its_deviation_against_real_sentences(kit):
 
 def test_the_example_folder_fails_exactly_its_deviation_in_the_delete_tests(tmp_path, kit):
     kit.require_npm()
+    report = tmp_path / "report.json"
     run = kit.run_suite(
         [str(kit.SUITE_DIR / MODULE), f"--rootdir={kit.SUITE_DIR}",
-         "--dsh-impl=npm", "--dsh-npm", f"schedule={EXAMPLE}"],
+         "--dsh-impl=npm", "--dsh-npm", f"schedule={EXAMPLE}", f"--dsh-report={report}"],
         cwd=tmp_path,
         env=kit.user_env(),
     )
@@ -44,7 +47,12 @@ def test_the_example_folder_fails_exactly_its_deviation_in_the_delete_tests(tmp_
     assert any(test_id in deviations for test_id in run.ids("failed"))
     message = run.messages[kit.UNKNOWN_ID_TEST]
     assert "'not_found'" in message and "'schedule_not_found'" in message
-    # The failure's rerun command installs the same package again.
-    rerun = next(line for line in run.output.splitlines()
-                 if line.startswith("rerun:") and "test_unknown_deleted" in line)
-    assert f"--dsh-npm=schedule={EXAMPLE}" in rerun, rerun
+    # The failure's rerun command installs the same package again. Every failing
+    # test's command is in the reports; the terminal prints one per cause only.
+    rows = json.loads(report.read_text("utf-8"))["tests"]
+    (row,) = [row for row in rows if row["id"] == kit.UNKNOWN_ID_TEST]
+    assert row["outcome"] == "failed", row
+    words = shlex.split(row["rerun"])
+    # The option as the run spelled it, in one word or two.
+    given = {f"{a}={b}" for a, b in itertools.pairwise(words) if a == "--dsh-npm"} | set(words)
+    assert f"--dsh-npm=schedule={EXAMPLE}" in given, row["rerun"]
