@@ -453,9 +453,8 @@ def render_html(table: Mapping[str, Any]) -> str:
         out += [f"<th>{esc(c['version'])}<br>on {esc(c['host'])}</th>" for c in columns]
         out.append("</tr><tr><th>verdict</th><th></th>")
         for c in columns:
-            text = c.get("verdict", "")
-            if c["status"] != "ran":
-                text = f"{c['status']}: {c['message']}"
+            # A cell that did not run names why on hover: npm's lines are long.
+            text = c.get("verdict", "") if c["status"] == "ran" else c["status"]
             out.append(f"<td class=c title='{esc(c['message'])}'>{esc(text)}</td>")
         out.append("</tr>")
         rows = [("all tests", level, [c.get("totals", {}).get(level) for c in columns])
@@ -467,6 +466,11 @@ def render_html(table: Mapping[str, Any]) -> str:
             out += [f"<td class='c {_tone(n)}'>{esc(_short(n))}</td>" for n in counts]
             out.append("</tr>")
         out.append("</table>")
+        out += [
+            f"<p><b>{esc(c['version'])} on {esc(c['host'])}: {esc(c['status'])}</b>: "
+            f"{esc(c['message'])}</p>"
+            for c in columns if c["status"] != "ran"
+        ]
     out.append("<h2>Tests that flip between neighbours</h2>")
     for flip in table["flips"]:
         a, b = flip["from"], flip["to"]

@@ -96,7 +96,9 @@ def test_a_cell_that_cannot_install_says_so_and_counts_nothing():
     assert table["flips"] == []  # nothing to compare with a cell that did not run
     markdown = render_markdown(table)
     assert "**cannot install**" in markdown
-    assert "cannot install: incompatible peer version" in render_html(table)
+    page = render_html(table)
+    assert "<td class=c title='incompatible peer version" in page
+    assert "0.0.1-rc.3 on 0.1.0-rc.8: cannot install</b>: incompatible peer version" in page
 
 
 def test_flips_name_the_tests_that_change_between_neighbouring_versions_and_hosts():
