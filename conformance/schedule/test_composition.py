@@ -277,6 +277,10 @@ def test_process_time_zone_does_not_change_the_interpretation_of_at(
         ("schedule_delete", {"id": "schedule-7"}),
     ],
 )
+@pytest.mark.dsh_probe(
+    "fold-reads-wait-for-a-flush",
+    "Every operation reading the fold flushes first",
+)
 def test_every_fold_reading_operation_waits_for_a_flush_first(host, agent, tool, arguments):
     host.faults.fail_flushes("hang", count=1)
     with pytest.raises(HostStuckError):

@@ -161,10 +161,6 @@ def test_a_wait_beyond_the_platform_timer_range_is_split(host, agent):
 
 
 @pytest.mark.spec("SCH-043")
-@pytest.mark.dsh_probe(
-    "rollback-never-fires-early",
-    "A wall clock stepped back never fires a reminder early",
-)
 def test_a_wall_clock_rollback_never_fires_early(host, agent):
     record = create(agent, {"prompt": "Roll", "after_seconds": 3600})
     host.set_wall_clock(START_MS - DAY_MS)
@@ -304,10 +300,6 @@ def _assert_each_reminder_opens_its_own_later_turn(events: list[Any], count: int
 
 
 @pytest.mark.spec("SCH-045", "SCH-050", "SCH-076", "SCH-080")
-@pytest.mark.dsh_probe(
-    "batch-in-target-then-creation-order",
-    "A batch lists its reminders in target, then creation order",
-)
 def test_overdue_every_records_form_one_batch_in_target_then_creation_order(host, agent):
     # Created a minute apart: targets B 00:06, D 00:08, C 00:12, E 00:12, A 00:15.
     a = create(agent, {"prompt": "A", "every_seconds": 900})

@@ -323,6 +323,10 @@ def test_every_dispatch_keys_are_in_the_official_order(host, agent):
      (300, "2026-01-01T00:10:00.000Z")],
     ids=["between-occurrences", "on-an-occurrence", "on-the-target"],
 )
+@pytest.mark.dsh_probe(
+    "every-dispatch-replays-aligned",
+    "An every dispatch replays to the next target on the creation grid",
+)
 def test_a_written_every_dispatch_replays_to_the_first_aligned_target_after_it(
     host, agent, crashed_for_s, next_target
 ):
@@ -896,10 +900,6 @@ def test_a_normal_session_folds_an_official_log_from_its_first_event(host):
 
 
 @pytest.mark.spec("SCH-021")
-@pytest.mark.dsh_probe(
-    "fork-inherits-no-reminders",
-    "A forked agent does not inherit its parent's reminders",
-)
 def test_fork_does_not_inherit_parent_reminders(host, agent):
     _create(agent, "P1", after_seconds=600)
     p2 = _create(agent, "P2", every_seconds=1200)

@@ -185,6 +185,10 @@ def _id_json(schedule_id: object) -> str:
 
 
 @pytest.mark.spec("SCH-065", "SCH-066", "SCH-067", "SCH-068", "SCH-069", "SCH-070")
+@pytest.mark.dsh_probe(
+    "one-shot-framing-text",
+    "A one-shot reminder is framed with the documented text",
+)
 def test_one_shot_framing_is_exact(host, agent):
     created = agent.call_tool("schedule_create", {"prompt": "  Stand up\t", "after_seconds": 90})
     host.advance(90)

@@ -112,6 +112,7 @@ def test_a_create_queued_behind_a_due_transaction_survives_its_rejected_barrier(
 
 @pytest.mark.spec("SCH-058")
 @pytest.mark.parametrize("disposal", ["agent", "plugin"])
+@pytest.mark.dsh_probe("disposal-cancels-the-timer", "Disposing an agent cancels its armed timer")
 def test_disposal_cancels_the_armed_timer_and_arms_no_other(host, agent, disposal):
     host.start_trace()
     agent.call_tool("schedule_create", {"prompt": "Later", "after_seconds": 3600})

@@ -351,10 +351,6 @@ def test_a_positive_interval_appends_when_the_session_has_no_earlier_reading(dsh
     ("delay_ms", "appended"), [(999, False), (1000, True), (1001, True)]
 )
 @pytest.mark.spec("TC-014")
-@pytest.mark.dsh_probe(
-    "interval-reached-appends-a-reading",
-    "A reading is appended once the refresh interval has passed",
-)
 def test_a_positive_interval_appends_once_at_least_that_many_ms_passed(
     dsh_host, delay_ms, appended
 ):
@@ -370,10 +366,6 @@ def test_a_positive_interval_appends_once_at_least_that_many_ms_passed(
 
 
 @pytest.mark.spec("TC-014")
-@pytest.mark.dsh_probe(
-    "interval-after-clock-rollback",
-    "A wall clock moved backwards still gets a reading",
-)
 def test_a_positive_interval_appends_when_the_wall_clock_moved_backwards(dsh_host):
     dsh_host.load_plugin("time-context", {"timeZone": "UTC", "refreshIntervalMs": 3_600_000})
     agent = dsh_host.create_agent()

@@ -204,6 +204,10 @@ def written(dsh_implementation) -> dict[str, dict[str, Any]]:
 
 @pytest.mark.parametrize("case", list(README_REJECTED))
 @pytest.mark.spec("TC-028", "TC-029")
+@pytest.mark.dsh_probe(
+    "tc-companion-rejects-bad-readings",
+    "The companion rejects a malformed or misplaced reading",
+)
 def test_a_malformed_or_misplaced_reading_is_rejected(host, written, case):
     prefix, which, edit = README_REJECTED[case]
     data = written[which] if edit is None else edited(written[which], edit)
@@ -312,6 +316,10 @@ def test_messages_not_attributed_to_the_plugin_are_not_checked(host):
 
 
 @pytest.mark.spec("TC-028")
+@pytest.mark.dsh_probe(
+    "tc-companion-checks-at-registration",
+    "The companion checks readings already in live sessions",
+)
 def test_registration_checks_readings_already_in_live_sessions(dsh_host, written):
     agent = dsh_host.create_agent()
     agent.append_event("user/message", written["step-1"])

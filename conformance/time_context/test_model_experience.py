@@ -42,10 +42,6 @@ def types_of(events):
 
 
 @pytest.mark.spec("TC-033", "TC-036", "TC-037")
-@pytest.mark.dsh_probe(
-    "first-step-reading-two-lines",
-    "The first step's reading is the two documented lines",
-)
 def test_the_first_step_reading_is_exactly_the_two_documented_lines(dsh_host):
     dsh_host.load_plugin("time-context", {"timeZone": "Asia/Shanghai"})
     agent = dsh_host.create_agent()
@@ -62,10 +58,6 @@ def test_the_first_step_reading_is_exactly_the_two_documented_lines(dsh_host):
 
 
 @pytest.mark.spec("TC-033", "TC-038", "TC-039")
-@pytest.mark.dsh_probe(
-    "later-step-reading-two-lines",
-    "A later step's reading is the two documented lines",
-)
 def test_later_step_readings_are_exactly_the_two_documented_lines(dsh_host):
     dsh_host.load_plugin("time-context", {"timeZone": "UTC"})
     agent = dsh_host.create_agent()

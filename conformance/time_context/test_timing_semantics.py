@@ -74,10 +74,6 @@ def test_the_reading_lands_before_step_start_and_is_part_of_that_steps_request(d
 
 
 @pytest.mark.spec("TC-016", "TC-033")
-@pytest.mark.dsh_probe(
-    "reading-carries-the-plugin-source",
-    "A reading carries the plugin's source",
-)
 def test_the_reading_carries_exactly_the_plugin_source(dsh_host):
     dsh_host.load_plugin("time-context", UTC_CONFIG)
     agent = dsh_host.create_agent()
@@ -290,6 +286,10 @@ def test_readings_left_by_an_earlier_process_schedule_the_next(dsh_host_factory)
 
 
 @pytest.mark.spec("TC-018")
+@pytest.mark.dsh_probe(
+    "interval-counts-only-plugin-readings",
+    "Only readings with the plugin's source start the next interval",
+)
 def test_only_readings_with_the_plugin_source_schedule(dsh_host):
     impostor = dict(READING_SOURCE, plugin="time-context-copy")
     seed = seeded_turn(1, START_MS, reading="Time sampled while preparing turn 1, step 1: x")
@@ -338,10 +338,6 @@ def test_existing_readings_are_never_removed(dsh_host):
 
 
 @pytest.mark.spec("TC-021")
-@pytest.mark.dsh_probe(
-    "step-one-elapsed-from-the-prompt",
-    "Step 1 measures elapsed time from the prompt that opened the turn",
-)
 def test_step_one_measures_from_the_prompt_that_opened_the_turn(dsh_host):
     dsh_host.load_plugin("time-context", UTC_CONFIG)
     agent = dsh_host.create_agent()
