@@ -499,15 +499,19 @@ class Process {
     ctx.on('agent/created', ({ agent }) => {
       for (const name of host.preregistered) agent.ctx.tools.register(hostTool(name))
     })
-    // Host listener (before any plugin): honours abort_next_pre_step.
-    ctx.on('agent/pre-step', ({ agent }, next) => {
-      const record = host.recordForAgent(agent)
+    // Honours abort_next_pre_step when the host dispatches agent/pre-step,
+    // before its first listener runs: a listener of the host's own would run
+    // after every prepended plugin listener, which would then see the step's
+    // signal not yet aborted (the Python host aborts it before any listener).
+    ctx.on('internal/dispatch', (_mode, name, args) => {
+      if (name !== 'agent/pre-step') return
+      const agent = args[0]?.agent
+      const record = agent === undefined ? undefined : host.recordForAgent(agent)
       if (record?.abortNext) {
         record.abortNext = false
         agent.cancel({ kind: 'hook', reason: 'abort_next_pre_step' }, { keepInbox: true })
       }
-      return next()
-    })
+    }, { global: true, prepend: true })
     // Ordinary probes: one listener before any plugin's, not prepended, so
     // they run after every prepended listener and before every plugin
     // listener registered later, in the order they were added.
