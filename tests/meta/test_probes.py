@@ -36,6 +36,12 @@ def _probes() -> list[tuple[str, Any]]:
 PROBES = _probes()
 
 
+def _tests_of(module_name: str) -> list[str]:
+    module = importlib.import_module(module_name)
+    return [name for name, function in inspect.getmembers(module, inspect.isfunction)
+            if name.startswith("test_") and function.__module__ == module_name]
+
+
 def test_there_are_a_few_dozen_probes_each_with_a_unique_id():
     ids = Counter(
         str(mark.args[0]) for _, marks in PROBES for mark in marks if mark.name == MARKER
@@ -54,3 +60,12 @@ def test_a_probe_is_readme_level_with_a_short_sentence_and_readme_ids(test, mark
     behaviour_id, sentence = probe.args
     assert behaviour_id == behaviour_id.lower() and " " not in behaviour_id
     assert 10 <= len(sentence) <= 90 and not sentence.endswith(".")
+
+
+@pytest.mark.parametrize("module", ["dsh_conformance.schedule.test_probes",
+                                    "dsh_conformance.time_context.test_probes"])
+def test_a_probe_module_holds_probes_only(module):
+    # A test written there to isolate a behaviour that is not marked would be
+    # a duplicate readme test that names no bug.
+    probes = {test.rpartition("::")[2] for test, _ in PROBES if test.startswith(module + "::")}
+    assert probes and sorted(probes) == sorted(_tests_of(module))
