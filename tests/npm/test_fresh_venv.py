@@ -15,6 +15,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 
 import pytest
@@ -139,6 +140,10 @@ def test_lifecycle_scripts_run_only_when_allowed(venv, kit, tmp_path, allowed):
     manifest = json.loads((plugin / "package.json").read_text("utf-8"))
     manifest["scripts"] = {"postinstall": "node -e \"require('fs').writeFileSync("
                            "process.env.DSH_TEST_MARK, 'ran')\""}
+    # Installs are cached by content across runs: a content of its own makes
+    # this run install (and so run, or not run, the script) instead of reusing
+    # an install an earlier run of this test made.
+    manifest["description"] = f"lifecycle-scripts test {uuid.uuid4().hex}"
     (plugin / "package.json").write_text(json.dumps(manifest), "utf-8")
     mark = tmp_path / "postinstall-ran"
     run = kit.run_suite(
