@@ -15,7 +15,6 @@ import shlex
 import shutil
 import subprocess
 import sys
-import uuid
 from pathlib import Path
 
 import pytest
@@ -140,10 +139,6 @@ def test_lifecycle_scripts_run_only_when_allowed(venv, kit, tmp_path, allowed):
     manifest = json.loads((plugin / "package.json").read_text("utf-8"))
     manifest["scripts"] = {"postinstall": "node -e \"require('fs').writeFileSync("
                            "process.env.DSH_TEST_MARK, 'ran')\""}
-    # Installs are cached by content across runs: a content of its own makes
-    # this run install (and so run, or not run, the script) instead of reusing
-    # an install an earlier run of this test made.
-    manifest["description"] = f"lifecycle-scripts test {uuid.uuid4().hex}"
     (plugin / "package.json").write_text(json.dumps(manifest), "utf-8")
     mark = tmp_path / "postinstall-ran"
     run = kit.run_suite(
@@ -151,7 +146,11 @@ def test_lifecycle_scripts_run_only_when_allowed(venv, kit, tmp_path, allowed):
          f"--rootdir={venv.suite_dir}", "-k", "test_list_and_delete_ignore_extra_argument_keys",
          "--dsh-impl=npm", "--dsh-npm", f"schedule={plugin}",
          *(["--dsh-npm-scripts"] if allowed else [])],
-        cwd=tmp_path, env=venv.env(kit, DSH_TEST_MARK=str(mark)), python=venv.python,
+        # Installs are cached by content across runs: a cache of its own makes this
+        # run install (and so run, or not run, the script) instead of reusing an
+        # install an earlier run of this test made.
+        cwd=tmp_path, python=venv.python,
+        env=venv.env(kit, DSH_TEST_MARK=str(mark), DSH_NPM_CACHE=str(tmp_path / "npm-cache")),
     )
     assert run.outcomes and run.ids("error") == set(), run.output[-3000:]
     assert mark.exists() is allowed, run.output[-3000:]
