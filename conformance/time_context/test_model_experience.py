@@ -131,10 +131,6 @@ TIMESTAMP_TABLE = pytest.mark.parametrize(
 
 @TIMESTAMP_TABLE
 @pytest.mark.spec("TC-034")
-@pytest.mark.dsh_probe(
-    "timestamp-local-offset-zone",
-    "The timestamp is a local time with its offset and zone",
-)
 def test_timestamps_are_iso_shaped_local_times_with_offset_and_zone(
     dsh_host_factory, start_ms, zone, timestamp
 ):

@@ -15,8 +15,14 @@ from typing import Any
 
 import pytest
 
-from dsh_conformance.expect import readme, seconds_of
-from dsh_conformance.time_context.readings import READING_SOURCE, START_MS, run_turn, text_of
+from dsh_conformance.expect import reading_facts, readme, seconds_of
+from dsh_conformance.time_context.readings import (
+    READING_SOURCE,
+    START_MS,
+    run_turn,
+    step_one_text,
+    text_of,
+)
 
 pytestmark = [pytest.mark.dsh_requires("time-context")]
 
@@ -201,3 +207,27 @@ def test_step_one_measures_from_the_newest_model_visible_message_not_a_newer_ste
     assert [_seconds(text) for text in elapsed] == [90], readme(
         "TC-021, TC-023", "step 1 to measure from the user message stamped 90 s ago, not from "
         "the newer step/end stamped 30 s ago", elapsed)
+
+
+@pytest.mark.spec("TC-034")
+@pytest.mark.parametrize(("zone", "timestamp"), [
+    ("UTC", "2026-01-01T00:00:00+00:00[UTC]"),
+    ("America/St_Johns", "2025-12-31T20:30:00-03:30[America/St_Johns]"),
+])
+@pytest.mark.dsh_probe(
+    "timestamp-local-offset-zone", "The timestamp is a local time with its offset and zone"
+)
+def test_the_timestamp_shows_the_local_time_its_offset_and_its_zone(dsh_host, zone, timestamp):
+    dsh_host.load_plugin("time-context", {"timeZone": zone})
+    agent = dsh_host.create_agent()
+    run_turn(dsh_host, agent)
+    # Only the timestamp part is read: its facts, inside an otherwise fixed reading.
+    shown = [_stamp(p["timestamp"]) for _, p in _readings(agent.events())]
+    assert shown == [_stamp(timestamp)], readme(
+        "TC-034", f"an ISO-shaped local time with numeric offset and IANA zone: {timestamp}",
+        _texts(agent.events()))
+
+
+def _stamp(timestamp: str) -> tuple[str, str, str] | str:
+    facts = reading_facts(step_one_text(1, timestamp, "0s"))
+    return facts if isinstance(facts, str) else (facts.local_time, facts.offset, facts.zone)
