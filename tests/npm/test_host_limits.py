@@ -54,6 +54,17 @@ def test_every_limit_is_explained_and_names_tests_of_the_suite():
     assert all(f"`{limit_id}`" in doc for limit_id in table["limits"])
 
 
+def test_no_official_expectation_repeats_a_host_limit_of_every_profile():
+    # The host limit decides such a test on every host, so an expectation for
+    # it would never be used: the table is its one source of truth.
+    from pytest_dsh.official import load_expectations
+
+    hosts = limits_table()["hosts"]
+    repeated = {test_id for test_id in load_expectations()
+                if all(limit_for(host, test_id) is not None for host in hosts)}
+    assert repeated == set()
+
+
 def test_patterns_take_brackets_literally_and_star_as_any_text():
     seeded = "fixtures/test_corrupt_logs.py::test_invariant_refuses_the_corrupt_log[{}]"
     assert limit_for("0.1.0-rc.8", seeded.format("seed-length-beyond-log")) is not None
@@ -258,10 +269,6 @@ WITNESS_FAILS: dict[str, str] = {
         "placement: the first user/message is the reading, not the prompt",
     "time_context/test_model_experience.py::test_readings_only_ever_extend_the_previous_request":
         "placement: the prompt comes after the reading in the request",
-    # The bridge aborts a step's signal from a listener that runs after the
-    # prepended ones: a listener that acts first sees it not yet aborted.
-    "time_context/test_configuration.py::test_a_step_whose_signal_is_already_aborted_gets_no_reading":
-        "bridge: the signal is aborted after a prepended listener ran",
 }
 
 
