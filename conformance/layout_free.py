@@ -20,6 +20,8 @@ compat-level tests (docs/pinned-details.md).
 
 from __future__ import annotations
 
+import datetime
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
@@ -28,6 +30,7 @@ __all__ = [
     "NOT_FOUND_CODE",
     "SCHEDULE_CHANGE",
     "closed_codes_in",
+    "instant_ms",
     "json_scalars",
     "mentions",
     "schedule_changes",
@@ -82,3 +85,31 @@ def closed_codes_in(value: Any) -> set[str]:
 def schedule_changes(events: Iterable[Mapping[str, Any]]) -> list[Any]:
     """The data of every ``schedule/change`` event, in log order, layout untouched."""
     return [event["data"] for event in events if event["type"] == SCHEDULE_CHANGE]
+
+
+# RFC 3339 with a four-digit year, in UTC (Z or +00:00), any fraction width.
+_UTC_INSTANT = re.compile(
+    r"(?P<date>\d{4}-\d{2}-\d{2})T(?P<time>\d{2}:\d{2}:\d{2})(?:\.(?P<fraction>\d+))?"
+    r"(?:Z|\+00:00)",
+    re.ASCII,
+)
+_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
+
+
+def instant_ms(text: object) -> int | None:
+    """Epoch milliseconds of a four-digit-year RFC 3339 UTC instant in any
+    spelling the README allows (any fraction width, ``Z`` or ``+00:00``), else
+    None (sub-millisecond digits must be zero: Schedule instants are whole ms)."""
+    if not isinstance(text, str):
+        return None
+    match = _UTC_INSTANT.fullmatch(text)
+    if match is None:
+        return None
+    fraction = (match["fraction"] or "").ljust(3, "0")
+    if fraction[3:].strip("0"):
+        return None
+    try:
+        moment = datetime.datetime.fromisoformat(f"{match['date']}T{match['time']}+00:00")
+    except ValueError:
+        return None
+    return (moment - _EPOCH) // datetime.timedelta(milliseconds=1) + int(fraction[:3])

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from dsh_conformance.layout_free import json_scalars
+from dsh_conformance.layout_free import instant_ms, json_scalars
 
 __all__ = [
     "BATCH_HEADER",
@@ -267,27 +267,18 @@ def respell_occurrences(text: str) -> str:
     return _OCCURRENCE.sub(respelled, text)
 
 
-_ANY_UTC_INSTANT = re.compile(
-    r"(?P<second>\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(?P<fraction>\d+))?(?:Z|\+00:00)",
-    re.ASCII,
-)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def suite_instant(text: object) -> str | None:
     """A four-digit-year RFC 3339 UTC instant in whole milliseconds (any
     fraction width, ``Z`` or ``+00:00``) spelled ``YYYY-MM-DDTHH:mm:ss.sssZ``;
     None for anything else."""
-    match = _ANY_UTC_INSTANT.fullmatch(text) if isinstance(text, str) else None
-    if match is None:
+    ms = instant_ms(text)
+    if ms is None:
         return None
-    fraction = (match["fraction"] or "").ljust(3, "0")
-    if fraction[3:].strip("0"):
-        return None
-    try:
-        datetime.fromisoformat(match["second"])
-    except ValueError:
-        return None
-    return f"{match['second']}.{fraction[:3]}Z"
+    moment = _EPOCH + timedelta(milliseconds=ms)
+    return f"{moment.isoformat()[:19]}.{ms % 1000:03d}Z"
 
 
 def turn_number_of(events: Sequence[Mapping[str, Any]], seq: int) -> int | None:

@@ -13,13 +13,12 @@ tests (docs/pinned-details.md).
 
 from __future__ import annotations
 
-import datetime
 import json
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 
-from dsh_conformance.layout_free import closed_codes_in, schedule_changes
+from dsh_conformance.layout_free import closed_codes_in, instant_ms, schedule_changes
 from dsh_conformance.schedule.session_logs import message_content
 
 __all__ = [
@@ -35,33 +34,6 @@ __all__ = [
     "reminder_text",
     "value_scalars",
 ]
-
-# RFC 3339 with a four-digit year, in UTC (Z or +00:00), any fraction width.
-_UTC_INSTANT = re.compile(
-    r"(?P<date>\d{4}-\d{2}-\d{2})T(?P<time>\d{2}:\d{2}:\d{2})(?:\.(?P<fraction>\d+))?"
-    r"(?:Z|\+00:00)",
-    re.ASCII,
-)
-_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
-
-
-def instant_ms(text: object) -> int | None:
-    """Epoch milliseconds of a four-digit-year RFC 3339 UTC instant, else None
-    (sub-millisecond digits must be zero: Schedule instants are whole ms)."""
-    if not isinstance(text, str):
-        return None
-    match = _UTC_INSTANT.fullmatch(text)
-    if match is None:
-        return None
-    fraction = (match["fraction"] or "").ljust(3, "0")
-    if fraction[3:].strip("0"):
-        return None
-    try:
-        moment = datetime.datetime.fromisoformat(f"{match['date']}T{match['time']}+00:00")
-    except ValueError:
-        return None
-    return (moment - _EPOCH) // datetime.timedelta(milliseconds=1) + int(fraction[:3])
-
 
 def epoch_ms(iso: str) -> int:
     """Epoch milliseconds of an instant the suite spells itself."""
