@@ -354,7 +354,7 @@ async def _list_ignores_abort(self: Any, arguments: Any, call: Any) -> Any:
             return tools.persistence_uncertain_result("list")
         folded = self._fold()
         now = self._services.clock.now_ms()
-        return [tools.schedule_view(record, now) for record in folded.active]
+        return [tools.schedule_view(record, now) for record in folded.active()]
 
 
 async def _list_without_preflight(self: Any, arguments: Any, call: Any) -> Any:
@@ -366,7 +366,7 @@ async def _list_without_preflight(self: Any, arguments: Any, call: Any) -> Any:
         except tools._CorruptLog:
             return tools.corrupt_log_result()
         now = self._services.clock.now_ms()
-        return [tools.schedule_view(record, now) for record in folded.active]
+        return [tools.schedule_view(record, now) for record in folded.active()]
 
 
 def _delete_without_barrier(original: Any) -> Any:
