@@ -61,7 +61,7 @@ def _bridge_host(request: pytest.FixtureRequest) -> HostDriver:
     implementation = NodeImplementation(
         name="first-listener", version="1.0.0", packages={"time-context": str(WITNESS)},
     )
-    return implementation.open_host(start_ms=START_MS)  # type: ignore[no-any-return]
+    return implementation.open_host(start_ms=START_MS)
 
 
 @pytest.fixture(params=["python", "bridge"])
@@ -91,7 +91,9 @@ def ends(agent: AgentDriver) -> list[Any]:
             for e in agent.events() if e["type"] == "turn/end"]
 
 
-def test_a_first_listener_sees_the_signal_of_an_aborted_step_already_aborted(host):
+def test_a_first_listener_sees_the_signal_of_an_aborted_step_already_aborted(
+    host: HostDriver,
+) -> None:
     agent = host.create_agent()
     agent.abort_next_pre_step()
     agent.script(reply_text("unused"))
@@ -100,7 +102,7 @@ def test_a_first_listener_sees_the_signal_of_an_aborted_step_already_aborted(hos
     assert ends(agent) == ["aborted"]
 
 
-def test_the_abort_is_for_the_next_step_only(host):
+def test_the_abort_is_for_the_next_step_only(host: HostDriver) -> None:
     agent = host.create_agent()
     agent.abort_next_pre_step()
     agent.script(reply_text("unused"), reply_text("done"))
@@ -110,7 +112,7 @@ def test_the_abort_is_for_the_next_step_only(host):
     assert ends(agent) == ["aborted", "completed"]
 
 
-def test_a_pre_step_started_aborted_is_aborted_for_a_first_listener(host):
+def test_a_pre_step_started_aborted_is_aborted_for_a_first_listener(host: HostDriver) -> None:
     agent = host.create_agent()
     assert agent.start_pre_step(1, 1, aborted=True).result() == PreStepOutcome("aborted")
     assert seen(agent) == [(1, True)]
