@@ -132,7 +132,9 @@ def test_the_json_report_has_the_causes_and_still_every_row(five_bugs_run):
     assert dst["requirement"]["sentences"][0]["id"] == "SCH-026"
     assert dst["requirement"]["sentences"][0]["text"].startswith("Missing time_zone")
     # Cut before what was observed, the quoted sentence text dropped.
-    assert dst["summary"] == "AssertionError: README SCH-026 requires the reminder to fire at <time>"
+    assert dst["summary"] == (
+        "AssertionError: README SCH-026 requires the reminder to fire at <time>"
+    )
     assert dst["representative"]["rerun"].startswith(
         "pytest 'test_five_bugs.py::test_dst_rows[Zone/Number0]' --dsh-impl=impls:FULL"
     )
