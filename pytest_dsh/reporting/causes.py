@@ -211,4 +211,6 @@ def failure_line(message: str | None, outcome: str, requirement: Mapping[str, An
         text = one.get("text") or one.get("title")
         if text:
             line = line.replace(f' ("{text}")', "")
+    # The pinned-detail note says nothing the label does not: it is a pin.
+    line = _QUOTED_TEXTS[1].sub("", line)
     return short_text(line, _SUMMARY_LIMIT)
