@@ -23,6 +23,7 @@ __all__ = [
     "FAILING",
     "cited_ids",
     "failure_line",
+    "first_line",
     "group_causes",
     "normalise",
     "representative_line",
@@ -81,13 +82,18 @@ _RULES: Final = (
 
 def normalise(message: str | None, outcome: str = "failed") -> str:
     """The first line of ``message`` with its varying values replaced."""
-    lines = [line.strip() for line in (message or "").splitlines() if line.strip()]
-    text = _OBSERVED.sub("", without_quoted_texts(lines[0] if lines else outcome))
+    text = _OBSERVED.sub("", without_quoted_texts(first_line(message, outcome)))
     text = _QUOTED.sub(_placeholder, text)
     for pattern, placeholder in _RULES:
         text = pattern.sub(placeholder, text)
     text = text.strip()
     return text if len(text) <= _SUMMARY_LIMIT else text[:_SUMMARY_LIMIT] + " …"
+
+
+def first_line(message: str | None, fallback: str) -> str:
+    """The first non-blank line of ``message``, stripped; ``fallback`` (the
+    outcome) when it has none."""
+    return next((line.strip() for line in (message or "").splitlines() if line.strip()), fallback)
 
 
 def without_quoted_texts(line: str) -> str:
@@ -203,9 +209,7 @@ def representative_line(cause: Mapping[str, Any]) -> str:
 def failure_line(message: str | None, outcome: str, requirement: Mapping[str, Any]) -> str:
     """The first line of one failure's message, shortened, without the
     requirement label or sentence texts that the cause already shows."""
-    lines = [line.strip() for line in (message or "").splitlines() if line.strip()]
-    line = lines[0] if lines else outcome
-    line = line.removeprefix(requirement_label(requirement) + ": ")
+    line = first_line(message, outcome).removeprefix(requirement_label(requirement) + ": ")
     named = [*requirement["sentences"], *requirement["pinned_details"]]
     for one in named:
         text = one.get("text") or one.get("title")

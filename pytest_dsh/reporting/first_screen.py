@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from pytest_dsh.reporting.causes import short_text, without_quoted_texts
+from pytest_dsh.reporting.causes import first_line, short_text, without_quoted_texts
 from pytest_dsh.reporting.document import behaviours, causes
 from pytest_dsh.reporting.summary import TERMINAL_CAUSES, cause_lines
 
 __all__ = ["OTHERS_HEADING", "behaviour_label", "behaviour_line", "first_screen_lines",
-           "other_causes"]
+           "other_causes", "own_line"]
 
 OTHERS_HEADING: Final = "other failures (may follow from the broken behaviours above)"
 
@@ -27,11 +27,15 @@ def behaviour_label(behaviour: Mapping[str, Any]) -> str:
     return f"basic behaviour broken: {behaviour['behaviour']} [{ids}]"
 
 
+def own_line(test: Mapping[str, Any]) -> str:
+    """A failure's own first line (a report row or a representative),
+    without the texts it quotes."""
+    return short_text(without_quoted_texts(first_line(test["message"], str(test["outcome"]))), 240)
+
+
 def behaviour_line(behaviour: Mapping[str, Any]) -> str:
     """The first failing run's own first line, without the texts it quotes."""
-    one = behaviour["representative"]
-    lines = [line.strip() for line in (one["message"] or "").splitlines() if line.strip()]
-    return short_text(without_quoted_texts(lines[0] if lines else str(one["outcome"])), 240)
+    return own_line(behaviour["representative"])
 
 
 def other_causes(document: Mapping[str, Any]) -> list[Mapping[str, Any]]:

@@ -11,18 +11,14 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
-from pytest_dsh.reporting.causes import (
-    representative_line,
-    requirement_label,
-    short_text,
-    without_quoted_texts,
-)
+from pytest_dsh.reporting.causes import representative_line, requirement_label
 from pytest_dsh.reporting.document import behaviours, causes, failures, not_collected
 from pytest_dsh.reporting.first_screen import (
     OTHERS_HEADING,
     behaviour_label,
     behaviour_line,
     other_causes,
+    own_line,
 )
 from pytest_dsh.reporting.host_limit_rows import host_limit_line, host_limited
 from pytest_dsh.reporting.summary import TestGroup, group_tests, header_lines, stop_line
@@ -161,11 +157,9 @@ def _cause(number: int, cause: Mapping[str, Any], tests: Mapping[str, Mapping[st
 
 def _folded_line(test: Mapping[str, Any]) -> str:
     """A folded failure as one line: a link to it in full under its cause."""
-    lines = [line.strip() for line in (test["message"] or "").splitlines() if line.strip()]
-    first = short_text(without_quoted_texts(lines[0] if lines else str(test["outcome"])), 240)
     return (
         f'<li>{_outcome(test["outcome"])} <a href="#{escape(_slug(test["id"]))}"><code>'
-        f'{escape(test["id"])}</code></a><br><code>{escape(first)}</code></li>'
+        f'{escape(test["id"])}</code></a><br><code>{escape(own_line(test))}</code></li>'
     )
 
 
