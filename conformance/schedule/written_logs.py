@@ -27,6 +27,7 @@ from typing import Any
 
 from dsh_conformance.expect import readme
 from dsh_conformance.layout_free import SCHEDULE_CHANGE, closed_codes_in, mentions
+from dsh_conformance.schedule.tool_values import value_scalars
 
 __all__ = [
     "Written",
@@ -127,26 +128,10 @@ def transition_values(
     """Like :func:`transitions`, each with the values (object keys left out) of
     its event besides the id, as sorted ``repr`` strings: the Every dispatches
     of one batch add the same acceptedAt, so their values are equal (SCH-050)."""
-    chosen = [
-        event["data"] for event in events
-        if event["type"] == SCHEDULE_CHANGE
-        and not any(record.is_create(event["data"]) for record in records)
-    ]
-    ids = transitions(({"type": SCHEDULE_CHANGE, "data": data} for data in chosen), records)
-    return [(sid, sorted(repr(v) for v in _values(data) if v != sid))
-            for data, sid in zip(chosen, ids, strict=True)]
-
-
-def _values(value: Any) -> Iterable[Any]:
-    """The scalars of a JSON value, object keys left out."""
-    if isinstance(value, Mapping):
-        for child in value.values():
-            yield from _values(child)
-    elif isinstance(value, (list, tuple)):
-        for child in value:
-            yield from _values(child)
-    else:
-        yield value
+    chosen = transition_events(events, records)
+    ids = transitions(chosen, records)
+    return [(sid, sorted(repr(v) for v in value_scalars(event["data"]) if v != sid))
+            for event, sid in zip(chosen, ids, strict=True)]
 
 
 def overdue_after_resume(host: Any, agent: Any, seconds: float) -> Any:
