@@ -21,8 +21,15 @@ from pytest_dsh.reporting.first_screen import (
     own_line,
 )
 from pytest_dsh.reporting.host_limit_rows import host_limit_line, host_limited
-from pytest_dsh.reporting.summary import TestGroup, group_tests, header_lines, stop_line
-from pytest_dsh.reporting.verdicts import COUNTED, OUTCOMES, WORDS, describe_counts, word
+from pytest_dsh.reporting.summary import (
+    TestGroup,
+    claim_clause,
+    count_columns,
+    group_tests,
+    header_lines,
+    stop_line,
+)
+from pytest_dsh.reporting.verdicts import COUNTED, WORDS, describe_counts
 
 __all__ = ["render_html"]
 
@@ -241,18 +248,6 @@ def _cause_table(found: Sequence[Mapping[str, Any]]) -> str:
     )
 
 
-def _columns(document: Mapping[str, Any]) -> tuple[str, ...]:
-    """The count columns: "not run" only when some selected test never ran."""
-    return COUNTED if document["counts"].get("not run") else OUTCOMES
-
-
-def _no_claim(verdict: str) -> str:
-    one = word(verdict)
-    if one.claims:
-        return ""
-    return "; no conformance claimed" + (f": {escape(one.meaning)}" if one.meaning else "")
-
-
 def _stopped(document: Mapping[str, Any]) -> list[str]:
     line = stop_line(document)
     return [] if line is None else [f'<p id="stopped"><b>{escape(line)}</b></p>']
@@ -290,14 +285,14 @@ def render_html(document: Mapping[str, Any]) -> str:
         "<header>",
         f"<h1>Conformance report: {escape(impl['name'])} {escape(impl['version'])}</h1>",
         f'<p id="overall">Verdict: {_verdict(verdict["overall"], big=True)} '
-        f"(exit status {verdict['exit_status']}){_no_claim(verdict['overall'])}</p>",
+        f"(exit status {verdict['exit_status']}){escape(claim_clause(verdict['overall']))}</p>",
         *_stopped(document),
         "<ul>" + "".join(f"<li>{escape(line)}</li>" for line in header_lines(document)) + "</ul>",
         f"<pre>{escape(document['command'])}</pre>",
         "</header>",
         '<section id="verdicts"><h2>Verdicts by level and plugin</h2><table>',
         "<tr><th>level</th><th>plugin</th><th>verdict</th>"
-        + "".join(f"<th>{escape(o)}</th>" for o in _columns(document))
+        + "".join(f"<th>{escape(o)}</th>" for o in count_columns(document))
         + "</tr>",
     ]
     for level, entry in verdict["levels"].items():
@@ -307,7 +302,7 @@ def render_html(document: Mapping[str, Any]) -> str:
             out.append(
                 f"<tr><td>{escape(level)}</td><td>{escape(plugin)}</td>"
                 f"<td>{_verdict(one['verdict'])}{note}</td>"
-                + "".join(f"<td>{counts.get(o, 0)}</td>" for o in _columns(document))
+                + "".join(f"<td>{counts.get(o, 0)}</td>" for o in count_columns(document))
                 + "</tr>"
             )
     out.append("</table></section>")

@@ -22,8 +22,14 @@ from pytest_dsh.reporting.first_screen import (
     other_causes,
 )
 from pytest_dsh.reporting.host_limit_rows import host_limit_line, host_limited
-from pytest_dsh.reporting.summary import group_tests, header_lines, stop_line
-from pytest_dsh.reporting.verdicts import COUNTED, OUTCOMES, describe_counts, word
+from pytest_dsh.reporting.summary import (
+    claim_clause,
+    count_columns,
+    group_tests,
+    header_lines,
+    stop_line,
+)
+from pytest_dsh.reporting.verdicts import COUNTED, describe_counts
 
 __all__ = ["code", "render_markdown", "text"]
 
@@ -146,19 +152,16 @@ def render_markdown(document: Mapping[str, Any]) -> str:
     tests = {test["id"]: test for test in document["tests"]}
     lines = ["# Conformance report", ""]
     lines += [f"- {text(line)}" for line in header_lines(document)]
-    overall = word(verdict["overall"])
-    claim = "" if overall.claims else "; no conformance claimed" + (
-        f": {overall.meaning}" if overall.meaning else ""
-    )
     lines += [
         "",
-        f"**Verdict: {verdict['overall']}** (exit status {verdict['exit_status']}){claim}",
+        f"**Verdict: {verdict['overall']}** (exit status {verdict['exit_status']})"
+        f"{claim_clause(verdict['overall'])}",
         "",
     ]
     stopped = stop_line(document)
     if stopped is not None:
         lines += [f"**{text(stopped)}**", ""]
-    columns = COUNTED if document["counts"].get("not run") else OUTCOMES
+    columns = count_columns(document)
     lines += ["| level | plugin | verdict | " + " | ".join(columns) + " |"]
     lines += ["|---" * (len(columns) + 3) + "|"]
     for level, entry in verdict["levels"].items():

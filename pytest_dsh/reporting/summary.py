@@ -10,11 +10,13 @@ from typing import Any
 
 from pytest_dsh.reporting.causes import representative_line, requirement_label
 from pytest_dsh.reporting.readmes import readme_line
-from pytest_dsh.reporting.verdicts import COUNTED, describe_counts, word
+from pytest_dsh.reporting.verdicts import COUNTED, OUTCOMES, describe_counts, word
 
 __all__ = [
     "TestGroup",
     "cause_lines",
+    "claim_clause",
+    "count_columns",
     "group_tests",
     "header_lines",
     "overall_line",
@@ -145,11 +147,24 @@ def overall_line(document: Mapping[str, Any]) -> str:
     verdict says so: ``interrupted (exit status 2); no conformance claimed:
     the run was stopped before it finished``."""
     verdict = document["verdict"]
-    line = f"{verdict['overall']} (exit status {verdict['exit_status']})"
-    one = word(str(verdict["overall"]))
-    if not one.claims:
-        line += "; no conformance claimed" + (f": {one.meaning}" if one.meaning else "")
-    return line
+    return (
+        f"{verdict['overall']} (exit status {verdict['exit_status']})"
+        f"{claim_clause(str(verdict['overall']))}"
+    )
+
+
+def claim_clause(overall: str) -> str:
+    """``; no conformance claimed: <meaning>`` after a word given instead of
+    a verdict; nothing after a verdict."""
+    one = word(overall)
+    if one.claims:
+        return ""
+    return "; no conformance claimed" + (f": {one.meaning}" if one.meaning else "")
+
+
+def count_columns(document: Mapping[str, Any]) -> tuple[str, ...]:
+    """The count columns: "not run" only when some selected test never ran."""
+    return COUNTED if document["counts"].get("not run") else OUTCOMES
 
 
 def stop_line(document: Mapping[str, Any]) -> str | None:
