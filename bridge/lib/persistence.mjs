@@ -49,15 +49,6 @@ export class JsonlFiles {
     return join(this.root, '_no-cwd', id, 'session.jsonl')
   }
 
-  has(id) {
-    try {
-      readFileSync(this.path(id))
-      return true
-    } catch {
-      return false
-    }
-  }
-
   load(id) {
     let text
     try {
