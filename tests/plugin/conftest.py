@@ -3,12 +3,14 @@
 ``impls`` is a module of implementations built from the reference plugins:
 ``FULL`` (both plugins), ``TC_ONLY`` (time-context only) and ``EMPTY`` (no
 plugin at all). ``SPEC_TESTS`` is a test file with one README-level test per
-plugin and one compat-level test; ``FAILING`` asserts with a message.
+plugin and one compat-level test; ``FAILING`` asserts with a message;
+``RUNAWAYS`` runs away a given number of times.
 """
 
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Callable
 
 import pytest
 
@@ -60,6 +62,23 @@ FAILING = textwrap.dedent(
     """
 )
 
+# The runaways raise RunawayError themselves: no test spends a real budget.
+RUNAWAYS = textwrap.dedent(
+    """
+    import pytest
+    from pytest_dsh.virtual_loop import RunawayError
+
+    @pytest.mark.parametrize("n", range({count}))
+    @pytest.mark.spec("TC-012")
+    def test_runs_away(n):
+        raise RunawayError(f"budget used up ({{n}})")
+
+    @pytest.mark.spec("TC-015")
+    def test_z_after():
+        pass
+    """
+)
+
 
 @pytest.fixture
 def spec_tests() -> str:
@@ -76,3 +95,13 @@ def impls(pytester: pytest.Pytester) -> pytest.Pytester:
     pytester.makepyfile(impls=IMPLS)
     pytester.syspathinsert()
     return pytester
+
+
+@pytest.fixture
+def runaway_tests() -> Callable[[int], str]:
+    """A test file of ``count`` tests that run away, then one that passes."""
+
+    def tests(count: int) -> str:
+        return RUNAWAYS.format(count=count)
+
+    return tests

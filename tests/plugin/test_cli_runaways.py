@@ -8,30 +8,20 @@ real budget."""
 from __future__ import annotations
 
 import json
-import textwrap
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-RUNAWAYS = textwrap.dedent(
-    """
-    import pytest
-    from pytest_dsh.virtual_loop import RunawayError
 
-    @pytest.mark.parametrize("n", range(6))
-    @pytest.mark.spec("TC-012")
-    def test_runs_away(n):
-        raise RunawayError(f"budget used up ({n})")
-
-    @pytest.mark.spec("TC-015")
-    def test_z_after():
-        pass
-    """
-)
+@pytest.fixture
+def impls(impls: pytest.Pytester, runaway_tests: Callable[[int], str]) -> pytest.Pytester:
+    """The conftest's ``impls``, beside a test file of 6 runaways."""
+    impls.makepyfile(test_runaways=runaway_tests(6))
+    return impls
 
 
 def _run(impls: pytest.Pytester, *args: str) -> tuple[pytest.RunResult, dict[str, Any]]:
-    impls.makepyfile(test_runaways=RUNAWAYS)
     result = impls.runpytest_subprocess(
         "--dsh-impl=impls:FULL", "--dsh-report=out.json", "-p", "no:randomly", *args
     )
@@ -75,7 +65,6 @@ def test_zero_never_stops(impls: pytest.Pytester) -> None:
 
 
 def test_a_negative_limit_is_a_usage_error(impls: pytest.Pytester) -> None:
-    impls.makepyfile(test_runaways=RUNAWAYS)
     result = impls.runpytest("--dsh-impl=impls:FULL", "--dsh-max-runaways=-1")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--dsh-max-runaways cannot be negative*"])

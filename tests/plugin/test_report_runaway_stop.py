@@ -9,7 +9,7 @@ real budget."""
 from __future__ import annotations
 
 import json
-import textwrap
+from collections.abc import Callable
 from typing import Any
 
 import jsonschema
@@ -17,21 +17,13 @@ import pytest
 
 from pytest_dsh.reporting import report_schema
 
-RUNAWAYS = textwrap.dedent(
-    """
-    import pytest
-    from pytest_dsh.virtual_loop import RunawayError
 
-    @pytest.mark.parametrize("n", range(4))
-    @pytest.mark.spec("TC-012")
-    def test_runs_away(n):
-        raise RunawayError(f"budget used up ({n})")
+@pytest.fixture
+def impls(impls: pytest.Pytester, runaway_tests: Callable[[int], str]) -> pytest.Pytester:
+    """The conftest's ``impls``, beside a test file of 4 runaways."""
+    impls.makepyfile(test_runaways=runaway_tests(4))
+    return impls
 
-    @pytest.mark.spec("TC-015")
-    def test_z_after():
-        pass
-    """
-)
 
 IDS = [f"test_runaways.py::test_runs_away[{n}]" for n in range(2)]
 LINE = (
@@ -41,7 +33,6 @@ LINE = (
 
 
 def _run(impls: pytest.Pytester, *args: str) -> tuple[pytest.RunResult, dict[str, Any]]:
-    impls.makepyfile(test_runaways=RUNAWAYS)
     result = impls.runpytest(
         "--dsh-impl=impls:FULL", "--dsh-report=out", "-p", "no:randomly", *args
     )
