@@ -169,10 +169,6 @@ def pytest_arguments(
     return [*args, *extra], report
 
 
-#: pytest's own statuses: the run stopped before a verdict could be given.
-_NO_VERDICT: Final = {2: "interrupted", 3: "internal error", USAGE_ERROR: "usage error"}
-
-
 def _written_since(path: pathlib.Path, before: int | None) -> bool:
     """Whether ``path`` was written after its modification time ``before``
     (``None``: it did not exist): a report left by an earlier run is not this
@@ -194,16 +190,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     args, report = pytest_arguments(sys.argv[1:] if argv is None else argv)
     import pytest
 
+    # pytest's own statuses that end a run before a verdict, with their words.
+    from pytest_dsh.reporting.verdicts import NO_VERDICT
+
     summary = report / "report.json"
     before = _mtime(summary)
     status = int(pytest.main(args))
-    if status in _NO_VERDICT:
+    if status in NO_VERDICT:
         detail = {
             2: "the run was stopped before it finished",
             3: "pytest failed inside itself (see the traceback above)",
             USAGE_ERROR: "see the error above; nothing was assessed",
         }[status]
-        print(f"dsh-conformance: {_NO_VERDICT[status]} (exit status {status}): {detail}; "
+        print(f"dsh-conformance: {NO_VERDICT[status]} (exit status {status}): {detail}; "
               "no verdict", file=sys.stderr)
         return status
     if summary.is_file() and _written_since(summary, before):
