@@ -4,13 +4,19 @@
 ``FULL`` (both plugins), ``TC_ONLY`` (time-context only) and ``EMPTY`` (no
 plugin at all). ``SPEC_TESTS`` is a test file with one README-level test per
 plugin and one compat-level test; ``FAILING`` asserts with a message;
-``RUNAWAYS`` runs away a given number of times.
+``RUNAWAYS`` runs away a given number of times. ``chromium`` runs the headless
+browser the HTML report tests measure the layout in.
 """
 
 from __future__ import annotations
 
+import itertools
+import os
+import shutil
+import subprocess
 import textwrap
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -79,6 +85,16 @@ RUNAWAYS = textwrap.dedent(
     """
 )
 
+_CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
 
 @pytest.fixture
 def spec_tests() -> str:
@@ -105,3 +121,27 @@ def runaway_tests() -> Callable[[int], str]:
         return RUNAWAYS.format(count=count)
 
     return tests
+
+
+@pytest.fixture
+def chromium(tmp_path: Path) -> Callable[..., subprocess.CompletedProcess[str]]:
+    """Runs headless Chromium (Debian's package, scripts/ensure-chromium) with the
+    given arguments, each time with a fresh profile. A missing browser skips the
+    test, and fails it under CI."""
+    found = os.environ.get("DSH_CHROMIUM") or shutil.which("chromium") or shutil.which(
+        "chromium-browser"
+    )
+    if found is None:
+        if os.environ.get("CI"):
+            pytest.fail("CI must install chromium (scripts/ensure-chromium)")
+        pytest.skip("no chromium on PATH (run scripts/ensure-chromium)")
+    profiles = itertools.count()
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        profile = tmp_path / f"chromium-profile-{next(profiles)}"
+        return subprocess.run(
+            [found, *_CHROMIUM_FLAGS, f"--user-data-dir={profile}", *args],
+            capture_output=True, text=True, timeout=120, check=True,
+        )
+
+    return run

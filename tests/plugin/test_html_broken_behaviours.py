@@ -7,11 +7,11 @@ browser test's style: a script appended to a copy measures the layout)."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
 import subprocess
 import textwrap
+from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -86,9 +86,6 @@ def test_no_behaviours_section_when_no_probe_failed(impls: pytest.Pytester) -> N
     assert 'id="behaviours"' not in html and '<section id="failures">' in html
 
 
-_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-          "--disable-component-update", "--disable-sync", "--no-first-run"]
-
 _MEASURE = """
 <script>
 const seen = (el) => !!el && el.getBoundingClientRect().height > 0
@@ -115,26 +112,13 @@ document.body.appendChild(out);
 """
 
 
-def _chromium() -> str:
-    found = os.environ.get("DSH_CHROMIUM") or shutil.which("chromium") or shutil.which(
-        "chromium-browser"
-    )
-    if found is None:
-        if os.environ.get("CI"):
-            pytest.fail("CI must install chromium (scripts/ensure-chromium)")
-        pytest.skip("no chromium on PATH (run scripts/ensure-chromium)")
-    return found
-
-
 def test_the_browser_shows_the_behaviour_first_with_its_folded_failures_closed(
-    report: str, tmp_path
+    report: str, tmp_path: Path, chromium: Callable[..., subprocess.CompletedProcess[str]]
 ) -> None:
     page = tmp_path / "measured.html"
     page.write_text(report.replace("</body>", _MEASURE + "</body>"), "utf-8")
-    dom = subprocess.run(
-        [_chromium(), *_FLAGS, f"--user-data-dir={tmp_path / 'profile'}",
-         "--virtual-time-budget=5000", "--window-size=1280,1600", "--dump-dom", page.as_uri()],
-        capture_output=True, text=True, timeout=120, check=True,
+    dom = chromium(
+        "--virtual-time-budget=5000", "--window-size=1280,1600", "--dump-dom", page.as_uri()
     ).stdout
     match = re.search(r'<pre id="measured">(.*?)</pre>', dom, re.S)
     assert match, dom[-2000:]

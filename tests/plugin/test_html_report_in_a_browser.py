@@ -11,19 +11,8 @@ import os
 import re
 import shutil
 import struct
-import subprocess
 
 import pytest
-
-_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 # Appended to a copy of the report: measures what the browser laid out and
 # writes it into the DOM, which --dump-dom prints.
@@ -55,25 +44,6 @@ document.body.appendChild(out);
 """
 
 
-def _chromium() -> str:
-    found = os.environ.get("DSH_CHROMIUM") or shutil.which("chromium") or shutil.which(
-        "chromium-browser"
-    )
-    if found is None:
-        if os.environ.get("CI"):
-            pytest.fail("CI must install chromium (scripts/ensure-chromium)")
-        pytest.skip("no chromium on PATH (run scripts/ensure-chromium)")
-    return found
-
-
-def _browser(tmp_path, *args: str) -> subprocess.CompletedProcess[str]:
-    profile = tmp_path / f"profile-{len(list(tmp_path.iterdir()))}"
-    return subprocess.run(
-        [_chromium(), *_FLAGS, f"--user-data-dir={profile}", *args],
-        capture_output=True, text=True, timeout=120, check=True,
-    )
-
-
 @pytest.fixture
 def html_report(impls, spec_tests, failing_test):
     impls.makepyfile(test_spec=spec_tests, test_failing=failing_test)
@@ -87,11 +57,11 @@ def test_the_report_is_self_contained(html_report):
     assert "<script" not in html
 
 
-def test_the_browser_lays_out_the_verdict_sections_and_failures(html_report, tmp_path):
+def test_the_browser_lays_out_the_verdict_sections_and_failures(html_report, tmp_path, chromium):
     probed = tmp_path / "probed.html"
     probed.write_text(html_report.read_text("utf-8").replace("</body>", _PROBE + "</body>"))
-    dom = _browser(
-        tmp_path, "--virtual-time-budget=5000", "--window-size=1280,1600",
+    dom = chromium(
+        "--virtual-time-budget=5000", "--window-size=1280,1600",
         "--dump-dom", probed.as_uri(),
     ).stdout
     match = re.search(r'<pre id="probe-result">(.*?)</pre>', dom, re.S)
@@ -108,9 +78,9 @@ def test_the_browser_lays_out_the_verdict_sections_and_failures(html_report, tmp
     assert result["failingRowVisible"]
 
 
-def test_a_screenshot_of_the_report_is_a_full_page_image(html_report, tmp_path):
+def test_a_screenshot_of_the_report_is_a_full_page_image(html_report, tmp_path, chromium):
     shot = tmp_path / "report.png"
-    _browser(tmp_path, "--window-size=1280,1600", f"--screenshot={shot}", html_report.as_uri())
+    chromium("--window-size=1280,1600", f"--screenshot={shot}", html_report.as_uri())
     data = shot.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     width, height = struct.unpack(">II", data[16:24])
