@@ -315,11 +315,7 @@ class FakeAgent:
         if status == self._status:
             return
         self._status = status
-        for listener in list(self._status_listeners):
-            try:
-                listener(status)
-            except Exception as exc:  # a listener must not break the host
-                self._process.logger.warn(f"status listener failed: {exc!r}")
+        self.report_status(status)
 
     def _settle(self) -> None:
         """Start a queued turn if possible; report idleness when fully idle."""
