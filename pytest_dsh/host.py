@@ -55,7 +55,6 @@ from pytest_dsh.pending import PreStepOutcome
 from pytest_dsh.persistence import (
     DurableStore,
     FaultPlan,
-    FlushOutcome,
     FlushRecord,
     PersistenceDetachedError,
     PersistenceRejectedError,
@@ -187,34 +186,28 @@ class HostProcess:
         await asyncio.sleep(0)
         live = self.alive and self.sessions.get(str(getattr(session, "id", ""))) is session
         outcome = self.faults.next_flush_outcome() if live and session.live else "detached"
-        wall_ms, length = self.host.clock.now_ms(), len(session.log)
-        if outcome == "durable":
-            # Recorded durable only once the store holds the log (a file store
-            # has fsynced it); a refusal is recorded rejected, with its reason.
-            refusal = self._persist(session)
-            done: FlushOutcome = "durable" if refusal is None else "rejected"
-            self.host.flushes.append(
-                FlushRecord(session.id, done, wall_ms, length, "" if refusal is None else refusal)
-            )
-            self.trace.record("flush", session.id, done)
-            if refusal is not None:
-                raise PersistenceRejectedError(f"the store refused the flush: {refusal}")
-            return True
-        record = FlushRecord(session.id, outcome, wall_ms, length)
+        record = FlushRecord(session.id, outcome, self.host.clock.now_ms(), len(session.log))
+        # Recorded durable only once the store holds the log (a file store has
+        # fsynced it); a refusal is recorded rejected, with its reason.
+        refusal = self._persist(session) if outcome == "durable" else None
+        if refusal is not None:
+            record = dataclasses.replace(record, outcome="rejected", reason=refusal)
         self.host.flushes.append(record)
-        self.trace.record("flush", session.id, outcome)
+        self.trace.record("flush", session.id, record.outcome)
         if outcome == "hang":
             parked: asyncio.Future[str] = self.loop.create_future()
             self.faults.park(parked)
             released = await parked
             outcome = released if self.alive and session.live else "detached"  # type: ignore[assignment]
-        if outcome == "durable":  # type: ignore[comparison-overlap]  # a released hang
-            refusal = self._persist(session)
-            if refusal is not None:
-                flushes = self.host.flushes
-                index = next(i for i in reversed(range(len(flushes))) if flushes[i] is record)
-                flushes[index] = dataclasses.replace(record, outcome="rejected", reason=refusal)
-                raise PersistenceRejectedError(f"the store refused the flush: {refusal}")
+            if outcome == "durable":  # type: ignore[comparison-overlap]
+                refusal = self._persist(session)
+                if refusal is not None:
+                    flushes = self.host.flushes
+                    index = next(i for i in reversed(range(len(flushes))) if flushes[i] is record)
+                    flushes[index] = dataclasses.replace(record, outcome="rejected", reason=refusal)
+        if refusal is not None:
+            raise PersistenceRejectedError(f"the store refused the flush: {refusal}")
+        if outcome == "durable":
             return True
         if outcome == "falsy":
             return False
