@@ -670,6 +670,4 @@ class FakeHost:
             self._process.die()
         finally:
             self.clock.stop_patching()
-            close_store = getattr(self.store, "close", None)
-            if close_store is not None:
-                close_store()  # a file store releases its root's lock
+            self.store.close()  # a file store releases its root's lock
