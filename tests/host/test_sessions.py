@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import fields
+from typing import Any
 
 import pytest
 
@@ -252,3 +253,37 @@ def test_a_header_seed_length_must_be_a_non_negative_safe_integer(host: FakeHost
 def test_a_header_seed_length_may_exceed_the_log(host: FakeHost) -> None:
     agent = host.create_agent(seed=[], seed_length=3)
     assert agent.session.header == {"id": agent.session.id, "seedLength": 3}
+
+
+class _RefusingStore:
+    """Stands in for a store whose backend fails while persisting."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    def persist(self, header: Any, events: Any) -> None:
+        raise PersistenceRejectedError("the disk is full")
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+def test_a_hung_flush_released_durable_that_the_store_refuses_is_recorded_rejected(
+    host: FakeHost,
+) -> None:
+    agent = host.create_agent()
+    host.faults.fail_flushes("hang")
+    task = host.start(host.process.flush(agent.session))
+    host.run_until_idle()
+    inner = host.store
+    host.store = _RefusingStore(inner)  # type: ignore[assignment]
+    try:
+        host.faults.release_hung_flushes()
+        host.run_until_idle()
+    finally:
+        host.store = inner
+    with pytest.raises(PersistenceRejectedError, match="the disk is full"):
+        task.result()
+    assert [(f.outcome, f.reason) for f in host.flushes] == [
+        ("rejected", "PersistenceRejectedError: the disk is full")
+    ]
