@@ -6,7 +6,7 @@ process that imports this module* (the reference files are never edited). It
 names the conformance module that must fail it and a test id expected among the
 failures. ``test_suite_catches_mutants.py`` runs that module against each
 mutant in a separate pytest process (``DSH_MUTANT=<name>``), so patches never
-leak between mutants.
+leak between mutants; ``DSH_MUTANT=<name>,<name>`` applies several together.
 """
 
 from __future__ import annotations
@@ -1021,6 +1021,6 @@ MUTANTS.update({
         _patch(schedule_plugin, "register_schedule_tools", _registers_without_rollback)),
 })
 
-if "DSH_MUTANT" in os.environ:
-    MUTANTS[os.environ["DSH_MUTANT"]].apply()
+for _name in filter(None, os.environ.get("DSH_MUTANT", "").split(",")):
+    MUTANTS[_name].apply()
 IMPLEMENTATION = REFERENCE

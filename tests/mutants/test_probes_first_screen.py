@@ -1,7 +1,8 @@
 """A plugin with five distinct bugs reads as five items on the first screen.
 
-``five_bugs_impl.py`` applies five mutants of the catalog together. Its probes
-(``-m dsh_probe``) run in another process; the terminal's first screen and the
+Five mutants of the catalog are applied together (``DSH_MUTANT``) in another
+process, where the probes (``-m dsh_probe``) run: never in this one, whose
+reference the other tests of the run use. The terminal's first screen and the
 first 40 lines of report.md must name exactly the five broken behaviours, and
 first. docs/conformance-power.md records the full-section run and how many
 probes each single mutant fails.
@@ -23,8 +24,15 @@ import pytest
 pytestmark = pytest.mark.dsh_wall_budget(600)
 
 HERE = pathlib.Path(__file__).parent
-sys.path.insert(0, str(HERE))
-from five_bugs_impl import FIVE_BUGS  # noqa: E402  (beside this file, not a package)
+
+#: Mutant -> the probe that isolates the behaviour it breaks (the catalog describes each).
+FIVE_BUGS = {
+    "reminders-fire-early": "one-shots-fire-at-their-targets",
+    "overlap-resolves-to-the-later-instant": "overlap-takes-the-earlier-instant",
+    "delete-trims-padded-ids": "padded-delete-id-rejected",
+    "batch-framing-reversed": "batch-in-target-then-creation-order",
+    "ids-reused-after-delete": "ids-never-reused",
+}
 
 _ITEM = re.compile(r"^ ?\d+\. basic behaviour broken: .* \[(?P<probe>[a-z0-9-]+)[;\]]")
 
@@ -33,12 +41,12 @@ _ITEM = re.compile(r"^ ?\d+\. basic behaviour broken: .* \[(?P<probe>[a-z0-9-]+)
 def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, pathlib.Path]:
     out = tmp_path_factory.mktemp("five-bugs")
     env = {**os.environ,
-           "PYTHONPATH": os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")]))}
-    env.pop("DSH_MUTANT", None)
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")])),
+           "DSH_MUTANT": ",".join(FIVE_BUGS)}
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "--pyargs", "dsh_conformance", "-q", "-m", "dsh_probe",
          "-p", "no:cacheprovider", "-p", "no:randomly", "--no-header",
-         "--dsh-impl=five_bugs_impl:IMPLEMENTATION", f"--dsh-report={out}"],
+         "--dsh-impl=mutant_impls:IMPLEMENTATION", f"--dsh-report={out}"],
         capture_output=True, text=True, check=False, env=env, cwd=HERE,
     )
     assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-2000:]
