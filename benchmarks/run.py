@@ -39,9 +39,9 @@ from pathlib import Path
 from typing import Any
 
 from pytest_dsh import TZDATA_VERSION, __version__
-from pytest_dsh.conformance_cli import usable_cpus
-from pytest_dsh.driver import AgentDriver, HostDriver
+from pytest_dsh.driving.api import AgentDriver, HostDriver
 from pytest_dsh.implementations import resolve_implementation
+from pytest_dsh.pytest_plugin.conformance_cli import usable_cpus
 
 ROOT = Path(__file__).resolve().parents[1]
 START_MS = 1_767_225_600_000  # 2026-01-01T00:00:00.000Z, the hosts' wall clock
@@ -166,7 +166,7 @@ def cold_fold(impl: str, size: int) -> ColdFold:
 
 
 def _node() -> str:
-    from pytest_dsh.official import locate_bridge, locate_node
+    from pytest_dsh.npm.bridge import locate_bridge, locate_node
 
     return str(locate_node(locate_bridge()))
 

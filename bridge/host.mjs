@@ -90,7 +90,7 @@ Session.prototype.append = function appendWithFaults(type, ...rest) {
   if (proc?.alive && proc.sessions?.get(this.id) === this) {
     trace('append', this.id, type)
     // A schedule/change appended inside the agent's maintenance claim is a
-    // dispatch (pytest_dsh/trace.py): recognised without reading its payload.
+    // dispatch (pytest_dsh/driving/trace.py): recognised without reading its payload.
     if (type === 'schedule/change' && proc.host.claimed?.has(this.id)) {
       trace('dispatch', this.id, String(event.seq))
     }
@@ -173,7 +173,7 @@ function readFault(kind) {
   return proc?.alive === true && proc.faults.plans(kind) && readByPlugin() && proc.faults.readFails(kind)
 }
 
-/** Record one trace entry when the live host traces (see pytest_dsh/trace.py). */
+/** Record one trace entry when the live host traces (see pytest_dsh/driving/trace.py). */
 function trace(kind, subject, detail = '') {
   traceEntry(kind, subject, detail)
 }
@@ -359,7 +359,7 @@ function toolOutcome(result) {
   return { is_error: false, value: result.value ?? null, text, error: null }
 }
 
-/** Work a test started and watches (pytest_dsh.pending); settles on its own. */
+/** Work a test started and watches (pytest_dsh.driving.pending); settles on its own. */
 class PendingWork {
   constructor(promise, controls = {}) {
     this.state = 'pending'

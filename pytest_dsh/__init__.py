@@ -23,50 +23,51 @@ from __future__ import annotations
 import importlib as _importlib
 import typing as _typing
 
+from pytest_dsh import _old_paths
+
 __version__ = "0.1.0"
 
+# The flat layout's module paths (pytest_dsh.host, ...) stay importable.
+_old_paths.install()
+
 _EXPORTS: dict[str, str] = {
-    "NODE_MAX_TIMER_DELAY_MS": "pytest_dsh.clock",
-    "VirtualClock": "pytest_dsh.clock",
-    "AgentDriver": "pytest_dsh.driver",
-    "HostDriver": "pytest_dsh.driver",
-    "PreStepProbe": "pytest_dsh.driver",
-    "ProbeCall": "pytest_dsh.driver",
-    "PythonAgentDriver": "pytest_dsh.driver",
-    "PythonHostDriver": "pytest_dsh.driver",
+    "NODE_MAX_TIMER_DELAY_MS": "pytest_dsh.fake_host.clock",
+    "VirtualClock": "pytest_dsh.fake_host.clock",
+    "AgentDriver": "pytest_dsh.driving.api",
+    "HostDriver": "pytest_dsh.driving.api",
+    "PreStepProbe": "pytest_dsh.driving.api",
+    "ProbeCall": "pytest_dsh.driving.api",
+    "PythonAgentDriver": "pytest_dsh.fake_host.driver",
+    "PythonHostDriver": "pytest_dsh.fake_host.driver",
     "AgentVetoedError": "pytest_dsh.errors",
     "DshKitError": "pytest_dsh.errors",
     "HostStuckError": "pytest_dsh.errors",
     "ImplementationError": "pytest_dsh.errors",
     "PluginLoadError": "pytest_dsh.errors",
     "UnknownPluginError": "pytest_dsh.errors",
-    "FakeHost": "pytest_dsh.host",
+    "FakeHost": "pytest_dsh.fake_host.host",
     "Implementation": "pytest_dsh.implementations",
     "PythonImplementation": "pytest_dsh.implementations",
     "available_implementations": "pytest_dsh.implementations",
     "resolve_implementation": "pytest_dsh.implementations",
-    "ModelReply": "pytest_dsh.model",
+    "ModelReply": "pytest_dsh.driving.replies",
     "NodeImplementation": "pytest_dsh.npm",
-    "reply_text": "pytest_dsh.model",
-    "reply_tools": "pytest_dsh.model",
-    "FaultPlan": "pytest_dsh.persistence",
-    "FlushRecord": "pytest_dsh.persistence",
-    "ToolOutcome": "pytest_dsh.tools",
-    "TZDATA_VERSION": "pytest_dsh.tzdb",
-    "pinned_zone": "pytest_dsh.tzdb",
-    "pinned_zone_keys": "pytest_dsh.tzdb",
+    "reply_text": "pytest_dsh.driving.replies",
+    "reply_tools": "pytest_dsh.driving.replies",
+    "FaultPlan": "pytest_dsh.driving.faults",
+    "FlushRecord": "pytest_dsh.driving.faults",
+    "ToolOutcome": "pytest_dsh.driving.tool_outcomes",
+    "TZDATA_VERSION": "pytest_dsh.contract.tzdb",
+    "pinned_zone": "pytest_dsh.contract.tzdb",
+    "pinned_zone_keys": "pytest_dsh.contract.tzdb",
 }
 
 if _typing.TYPE_CHECKING:
-    from pytest_dsh.clock import NODE_MAX_TIMER_DELAY_MS, VirtualClock
-    from pytest_dsh.driver import (
-        AgentDriver,
-        HostDriver,
-        PreStepProbe,
-        ProbeCall,
-        PythonAgentDriver,
-        PythonHostDriver,
-    )
+    from pytest_dsh.contract.tzdb import TZDATA_VERSION, pinned_zone, pinned_zone_keys
+    from pytest_dsh.driving.api import AgentDriver, HostDriver, PreStepProbe, ProbeCall
+    from pytest_dsh.driving.faults import FaultPlan, FlushRecord
+    from pytest_dsh.driving.replies import ModelReply, reply_text, reply_tools
+    from pytest_dsh.driving.tool_outcomes import ToolOutcome
     from pytest_dsh.errors import (
         AgentVetoedError,
         DshKitError,
@@ -75,18 +76,16 @@ if _typing.TYPE_CHECKING:
         PluginLoadError,
         UnknownPluginError,
     )
-    from pytest_dsh.host import FakeHost
+    from pytest_dsh.fake_host.clock import NODE_MAX_TIMER_DELAY_MS, VirtualClock
+    from pytest_dsh.fake_host.driver import PythonAgentDriver, PythonHostDriver
+    from pytest_dsh.fake_host.host import FakeHost
     from pytest_dsh.implementations import (
         Implementation,
         PythonImplementation,
         available_implementations,
         resolve_implementation,
     )
-    from pytest_dsh.model import ModelReply, reply_text, reply_tools
     from pytest_dsh.npm import NodeImplementation
-    from pytest_dsh.persistence import FaultPlan, FlushRecord
-    from pytest_dsh.tools import ToolOutcome
-    from pytest_dsh.tzdb import TZDATA_VERSION, pinned_zone, pinned_zone_keys
 
 __all__ = [
     "NODE_MAX_TIMER_DELAY_MS",

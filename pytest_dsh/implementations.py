@@ -31,7 +31,8 @@ from pytest_dsh.contract import HostServices, PluginFactory
 from pytest_dsh.errors import ImplementationError
 
 if TYPE_CHECKING:
-    from pytest_dsh.driver import HostDriver, PythonHostDriver
+    from pytest_dsh.driving.api import HostDriver
+    from pytest_dsh.fake_host.driver import PythonHostDriver
 
 __all__ = [
     "CAPABILITY_PLUGINS",
@@ -119,7 +120,7 @@ class PythonImplementation:
         sessions as session files under that folder (docs/reliability.md)."""
         # Imported here: the fake host (and pytest, through time-machine) is only
         # needed when a test opens a host, never by importing an implementation.
-        from pytest_dsh.driver import PythonHostDriver
+        from pytest_dsh.fake_host.driver import PythonHostDriver
 
         return PythonHostDriver(
             self.name,

@@ -25,7 +25,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Final, final
 
-from pytest_dsh.frozen_json import event_text
+from pytest_dsh.contract.frozen_json import event_text
 
 __all__ = ["LogCursor", "event_fingerprint"]
 

@@ -14,7 +14,7 @@ import pytest
 
 from dsh_conformance.expect import readme
 from dsh_conformance.schedule.written_logs import Written, create, transitions
-from pytest_dsh.trace import TraceEntry
+from pytest_dsh.driving.trace import TraceEntry
 
 pytestmark = [pytest.mark.dsh_requires("schedule")]
 

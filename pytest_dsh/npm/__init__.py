@@ -4,7 +4,7 @@
   accepts, installed with the pinned DSH host and Node runtime into a cache,
   driven by the Node bridge (shipped in the wheel as ``pytest_dsh/_bridge``);
 * ``--dsh-impl=npm --dsh-npm ROLE=SPEC``: the same without writing Python
-  (:mod:`pytest_dsh.npm.options`);
+  (:mod:`pytest_dsh.pytest_plugin.npm_options`);
 * :mod:`pytest_dsh.npm.expectations`: known failures as a ``dsh-expectations/1`` file;
 * :mod:`pytest_dsh.npm.errors`: one clear error per set-up problem;
 * :mod:`pytest_dsh.npm.hosts`: the DSH host profiles the bridge runs on

@@ -23,7 +23,7 @@ from pytest_dsh.npm._specs import ROLES, PackageSpec, parse_spec
 from pytest_dsh.npm.hosts import DEFAULT_HOST, HostProfile, host_profile
 
 if TYPE_CHECKING:
-    from pytest_dsh.official._driver import BridgeHostDriver
+    from pytest_dsh.npm.bridge.driver import BridgeHostDriver
 
 __all__ = ["NodeImplementation", "default_capabilities"]
 
@@ -184,7 +184,7 @@ class NodeImplementation:
         """The packages' peer ranges against ``profile`` (:mod:`pytest_dsh.npm._peers`):
         the header notes of the ranges a run was forced past."""
         from pytest_dsh.npm._peers import check_peers
-        from pytest_dsh.official._process import BridgeUnavailableError, locate_node
+        from pytest_dsh.npm.bridge.process import BridgeUnavailableError, locate_node
 
         try:
             node = locate_node(runtime.folder)
@@ -226,7 +226,7 @@ class NodeImplementation:
         withhold: frozenset[str] = frozenset(),
         jsonl_root: str | os.PathLike[str] | None = None,
     ) -> BridgeHostDriver:
-        from pytest_dsh.official._driver import BridgeHostDriver
+        from pytest_dsh.npm.bridge.driver import BridgeHostDriver
 
         return BridgeHostDriver(
             self.name,
@@ -252,7 +252,7 @@ def _prebuilt_runtime(specs: list[PackageSpec], profile: HostProfile) -> BridgeR
     after ``npm ci``) that already holds every package, and every host package
     of ``profile``, at exactly the version asked for: used as is, nothing
     installed."""
-    from pytest_dsh.official._process import BridgeUnavailableError, locate_bridge
+    from pytest_dsh.npm.bridge.process import BridgeUnavailableError, locate_bridge
 
     if any(spec.local or spec.name is None or not spec.version for spec in specs):
         return None

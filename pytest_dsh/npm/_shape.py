@@ -40,7 +40,7 @@ def check_packages(
     :class:`~pytest_dsh.npm.errors.NotADshPluginError` listing every package
     that is not a usable DSH plugin; else return the bridge's report per role
     (``invariant`` says whether it has an ``./invariant`` companion)."""
-    from pytest_dsh.official._process import acquire_process, release_process
+    from pytest_dsh.npm.bridge.process import acquire_process, release_process
 
     process = acquire_process(runtime)
     try:

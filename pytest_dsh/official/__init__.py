@@ -7,25 +7,18 @@ services. It is one :class:`~pytest_dsh.npm.NodeImplementation`: the bridge
 (``bridge/`` in a checkout, ``pytest_dsh/_bridge`` in the wheel) runs from
 ``bridge/`` after ``npm ci --prefix bridge`` (or from ``DSH_BRIDGE_DIR``), else
 from the kit's npm cache, installed on first use.
+
+The bridge names (``BridgeHostDriver``, ``locate_node``, ...) belong to
+:mod:`pytest_dsh.npm.bridge`; they are re-exported here for older imports.
 """
 
 from __future__ import annotations
 
-from pytest_dsh.official._domain import OfficialDomain, Thrown, official_domain
-from pytest_dsh.official._driver import (
+from pytest_dsh.npm.bridge import (
     BridgeAgentDriver,
+    BridgeCrashedError,
     BridgeHostDriver,
     BridgeOperationError,
-)
-from pytest_dsh.official._implementation import (
-    IMPLEMENTATION,
-    OFFICIAL_PACKAGES,
-    OFFICIAL_SCHEDULE_VERSION,
-    OFFICIAL_TIME_CONTEXT_VERSION,
-    load_expectations,
-)
-from pytest_dsh.official._process import (
-    BridgeCrashedError,
     BridgeProcess,
     BridgeUnavailableError,
     acquire_process,
@@ -34,6 +27,14 @@ from pytest_dsh.official._process import (
     locate_bridge,
     locate_node,
     release_process,
+)
+from pytest_dsh.official._domain import OfficialDomain, Thrown, official_domain
+from pytest_dsh.official._implementation import (
+    IMPLEMENTATION,
+    OFFICIAL_PACKAGES,
+    OFFICIAL_SCHEDULE_VERSION,
+    OFFICIAL_TIME_CONTEXT_VERSION,
+    load_expectations,
 )
 
 __all__ = [

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, final
 
-from pytest_dsh.official._process import BridgeProcess, acquire_process, release_process
+from pytest_dsh.npm.bridge.process import BridgeProcess, acquire_process, release_process
 
 __all__ = ["OfficialDomain", "Thrown", "official_domain"]
 
@@ -69,7 +69,9 @@ class OfficialDomain:
 @contextmanager
 def official_domain() -> Iterator[OfficialDomain]:
     """An :class:`OfficialDomain` on a pooled bridge process."""
-    process = acquire_process()
+    from pytest_dsh.official._implementation import IMPLEMENTATION
+
+    process = acquire_process(IMPLEMENTATION.prepare())
     try:
         yield OfficialDomain(process)
     finally:

@@ -17,7 +17,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from pytest_dsh.tzdb import pinned_zone_keys as _pinned_zone_keys
+from pytest_dsh.contract.tzdb import pinned_zone_keys as _pinned_zone_keys
 
 __all__ = [
     "HOST_NEUTRAL_ZONES",

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from dsh_reference.implementation import IMPLEMENTATION as REFERENCE
-from pytest_dsh.driver import HostDriver
+from pytest_dsh.driving.api import HostDriver
 
 START_MS = 1_767_225_600_000  # 2026-01-01T00:00:00.000Z
 
@@ -55,7 +55,7 @@ def fresh_host(open_host: OpenHost, request: pytest.FixtureRequest) -> Iterator[
     if request.node.callspec.params["open_host"] == "python":
         yield open_host()
         return
-    from pytest_dsh.official import _process
+    from pytest_dsh.npm.bridge import process as _process
 
     monkeypatch = pytest.MonkeyPatch()
     pool: dict[object, list[object]] = {}

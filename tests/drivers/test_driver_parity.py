@@ -12,11 +12,10 @@ import jsonschema
 import pytest
 
 from pytest_dsh import HostStuckError
-from pytest_dsh.clock import JS_MAX_TIME_MS
 from pytest_dsh.contract import AppendRejectedError, MaintenanceRejectedError
-from pytest_dsh.driver import AgentDriver, HostDriver
-from pytest_dsh.pending import AgentCounters, PreStepOutcome
-from pytest_dsh.trace import TraceEntry
+from pytest_dsh.driving.api import JS_MAX_TIME_MS, AgentDriver, HostDriver
+from pytest_dsh.driving.pending import AgentCounters, PreStepOutcome
+from pytest_dsh.driving.trace import TraceEntry
 
 AFTER_60 = {"prompt": "Stretch", "after_seconds": 60}
 

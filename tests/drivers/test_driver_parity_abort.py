@@ -2,7 +2,7 @@
 on both hosts.
 
 ``agent.abort_next_pre_step()`` and ``agent.start_pre_step(..., aborted=True)``
-prepare a step whose signal is already aborted (pytest_dsh.driver). A plugin
+prepare a step whose signal is already aborted (pytest_dsh.fake_host.driver). A plugin
 listener that runs first (``tryfirst`` on the Python host, prepended on the
 DSH host) must see ``signal.aborted`` true, as every later one does: a
 listener that honours the abort before calling ``next()`` is what the README
@@ -28,8 +28,9 @@ import pytest
 
 from pytest_dsh import reply_text
 from pytest_dsh.contract import hookimpl
-from pytest_dsh.driver import AgentDriver, HostDriver, PythonHostDriver
-from pytest_dsh.pending import PreStepOutcome
+from pytest_dsh.driving.api import AgentDriver, HostDriver
+from pytest_dsh.driving.pending import PreStepOutcome
+from pytest_dsh.fake_host.driver import PythonHostDriver
 
 START_MS = 1_767_225_600_000  # 2026-01-01T00:00:00.000Z
 WITNESS = Path(__file__).resolve().parents[1] / "npm" / "witnesses" / "first-listener"

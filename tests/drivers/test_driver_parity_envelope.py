@@ -10,9 +10,8 @@ from __future__ import annotations
 import pytest
 
 from pytest_dsh import AgentVetoedError
-from pytest_dsh.clock import JS_MAX_TIME_MS
-from pytest_dsh.driver import AgentDriver, HostDriver
-from pytest_dsh.trace import TraceEntry
+from pytest_dsh.driving.api import JS_MAX_TIME_MS, AgentDriver, HostDriver
+from pytest_dsh.driving.trace import TraceEntry
 
 START_MS = 1_767_225_600_000
 AFTER_60 = {"prompt": "Stretch", "after_seconds": 60}

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from pytest_dsh import PluginLoadError
-from pytest_dsh.driver import AgentDriver, HostDriver
+from pytest_dsh.driving.api import AgentDriver, HostDriver
 
 AFTER_60 = {"prompt": "Stretch", "after_seconds": 60}
 SCHEDULE_TOOLS = ["schedule_create", "schedule_list", "schedule_delete"]

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from dsh_reference.implementation import IMPLEMENTATION as REFERENCE
-from pytest_dsh.driver import HostDriver
+from pytest_dsh.driving.api import HostDriver
 
 START_MS = 1_767_225_600_000
 
@@ -24,8 +24,8 @@ START_MS = 1_767_225_600_000
 def jsonl_host(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[HostDriver]:
     if request.param == "official":
         node = request.getfixturevalue("bridge_node")
+        from pytest_dsh.npm.bridge.process import node_version
         from pytest_dsh.official import IMPLEMENTATION as OFFICIAL
-        from pytest_dsh.official._process import node_version
 
         if node_version(node) < (22, 15, 0):
             pytest.skip("the official JSONL backend needs Node >= 22.15")

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_dsh.driver import AgentDriver, HostDriver, PythonHostDriver
-from pytest_dsh.seams import require_seam
+from pytest_dsh.driving.api import AgentDriver, HostDriver
+from pytest_dsh.driving.seams import require_seam
+from pytest_dsh.fake_host.driver import PythonHostDriver
 
 TOOLS = {"schedule_create", "schedule_list", "schedule_delete"}
 AFTER_60 = {"prompt": "Stretch", "after_seconds": 60}

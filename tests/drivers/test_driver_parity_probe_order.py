@@ -21,8 +21,9 @@ from typing import Any
 import pytest
 
 from pytest_dsh.contract import hookimpl
-from pytest_dsh.driver import AgentDriver, HostDriver, PreStepProbe, PythonHostDriver
-from pytest_dsh.pending import PreStepOutcome
+from pytest_dsh.driving.api import AgentDriver, HostDriver, PreStepProbe
+from pytest_dsh.driving.pending import PreStepOutcome
+from pytest_dsh.fake_host.driver import PythonHostDriver
 
 START_MS = 1_767_225_600_000  # 2026-01-01T00:00:00.000Z
 

@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from pytest_dsh.agent_actions import AppendEvent, Prompt, SetWallClock
 from pytest_dsh.contract import MaintenanceRejectedError
-from pytest_dsh.driver import AgentDriver, HostDriver
+from pytest_dsh.driving.agent_actions import AppendEvent, Prompt, SetWallClock
+from pytest_dsh.driving.api import AgentDriver, HostDriver
 
 START_MS = 1_767_225_600_000
 AFTER_60 = {"prompt": "Stretch", "after_seconds": 60}

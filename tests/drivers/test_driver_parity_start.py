@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_dsh.driver import AgentDriver, HostDriver
+from pytest_dsh.driving.api import AgentDriver, HostDriver
 
 START_MS = 1_767_225_600_000  # 2026-01-01T00:00:00.000Z
 

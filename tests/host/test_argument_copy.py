@@ -9,7 +9,7 @@ import copy
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_dsh.driver import _copy_arguments
+from pytest_dsh.fake_host.driver import _copy_arguments
 
 
 class _Text(str):

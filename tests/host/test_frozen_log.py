@@ -1,7 +1,7 @@
 """The session log is shared, not copied, and nobody can edit it.
 
 The fake host keeps each appended event as one read-only snapshot that the
-session, the durable store and every reader share (pytest_dsh.frozen_json).
+session, the durable store and every reader share (pytest_dsh.contract.frozen_json).
 These tests pin what that must never weaken: DSH's log is append-only (the
 plugin READMEs' "the session event log is the single source of truth"), so a
 reader that tries to change an event, its data, or the log itself fails and
@@ -22,8 +22,8 @@ import pytest
 
 from pytest_dsh import FakeHost
 from pytest_dsh.contract import AppendRejectedError
-from pytest_dsh.frozen_json import FrozenDict, FrozenList, event_text, freeze
-from pytest_dsh.session import LogWithCandidate
+from pytest_dsh.contract.frozen_json import FrozenDict, FrozenList, event_text, freeze
+from pytest_dsh.fake_host.session import LogWithCandidate
 
 
 def _append_some(host: FakeHost):

@@ -1,13 +1,13 @@
 """The quick acceptance walk of tool arguments agrees with the full walk that
 names the offending path (the quick one is a performance shortcut: the README
-leaves the host's argument limits open; pytest_dsh/json_limits.py pins them)."""
+leaves the host's argument limits open; pytest_dsh/driving/json_limits.py pins them)."""
 
 from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_dsh.json_limits import (
+from pytest_dsh.driving.json_limits import (
     MAX_JSON_INT_BITS,
     _first_problem,
     _plainly_acceptable,

@@ -1,7 +1,7 @@
 """The host's compiled schema check gives ``jsonschema``'s verdict.
 
 Tool arguments and values are validated by a check compiled once per schema
-(pytest_dsh.schema_check); ``jsonschema`` is asked only for the messages of an
+(pytest_dsh.fake_host.schema_check); ``jsonschema`` is asked only for the messages of an
 invalid value. These tests pin the detail that makes the speed-up safe: on
 every schema of the fast dialect and every plain JSON value, the compiled check
 and ``Draft202012Validator.is_valid`` agree (host contract: "the host
@@ -23,9 +23,9 @@ from hypothesis import strategies as st
 from dsh_reference.schedule.core.tool_catalog import tool_definitions
 from pytest_dsh import FakeHost
 from pytest_dsh.contract import ToolDefinition, hookimpl
-from pytest_dsh.frozen_json import freeze
-from pytest_dsh.schema_check import Undecided, compile_check
-from pytest_dsh.tools import AbortSignal
+from pytest_dsh.contract.frozen_json import freeze
+from pytest_dsh.fake_host.schema_check import Undecided, compile_check
+from pytest_dsh.fake_host.tools import AbortSignal
 
 NAMES = ["a", "b", "id", "kind"]
 TYPES = ["object", "array", "string", "integer", "number", "boolean", "null"]

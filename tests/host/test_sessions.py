@@ -9,11 +9,8 @@ import pytest
 
 from pytest_dsh import FakeHost, HostStuckError
 from pytest_dsh.contract import AppendRejectedError, InvariantViolationError
-from pytest_dsh.persistence import (
-    PersistenceDetachedError,
-    PersistenceRejectedError,
-    _Window,
-)
+from pytest_dsh.driving.faults import _Window
+from pytest_dsh.fake_host.persistence import PersistenceDetachedError, PersistenceRejectedError
 
 
 def _flush(host: FakeHost, agent):
@@ -41,7 +38,7 @@ def test_seeded_agents_own_their_seed(host: FakeHost) -> None:
 
 
 def test_compaction_shadows_history_but_not_raw_events(host: FakeHost) -> None:
-    from pytest_dsh.driver import PythonAgentDriver, PythonHostDriver
+    from pytest_dsh.fake_host.driver import PythonAgentDriver, PythonHostDriver
 
     driver = PythonHostDriver("toy", "0", {}, start_ms=0)
     try:

@@ -6,7 +6,7 @@ import pytest
 
 from pytest_dsh import AgentVetoedError, FakeHost, PluginLoadError, UnknownPluginError
 from pytest_dsh.contract import CompositionError, ToolDefinition, hookimpl
-from pytest_dsh.tools import AbortSignal
+from pytest_dsh.fake_host.tools import AbortSignal
 
 
 def _call(host: FakeHost, agent, name: str, args):

@@ -197,7 +197,7 @@ def test_status_listener_failure_is_contained(host: FakeHost) -> None:
 
 
 def test_each_step_request_is_the_history_at_its_step_start(host: FakeHost) -> None:
-    from pytest_dsh.driver import PythonHostDriver
+    from pytest_dsh.fake_host.driver import PythonHostDriver
 
     driver = PythonHostDriver("toy", "0", {"first": host.factories["first"]}, start_ms=0)
     try:

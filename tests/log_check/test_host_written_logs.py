@@ -17,9 +17,9 @@ import pytest
 
 from dsh_reference.implementation import IMPLEMENTATION as REFERENCE
 from dsh_reference.log_check import main
-from pytest_dsh import model
-from pytest_dsh.official import BridgeHostDriver
-from pytest_dsh.official._process import node_version
+from pytest_dsh.fake_host import model
+from pytest_dsh.npm.bridge.process import node_version
+from pytest_dsh.official import IMPLEMENTATION as OFFICIAL
 
 START_MS = 1_767_225_600_000  # 2026-01-01T00:00:00.000Z
 
@@ -76,8 +76,7 @@ def official_jsonl_root(tmp_path: Path, bridge_node: Path) -> Path:
 def test_a_log_written_by_the_official_jsonl_backend_passes_with_official(
     official_jsonl_root, capsys
 ):
-    host = BridgeHostDriver("official", "-", start_ms=START_MS,
-                            jsonl_root=str(official_jsonl_root))
+    host = OFFICIAL.open_host(start_ms=START_MS, jsonl_root=official_jsonl_root)
     try:
         events = _session(host).events()
     finally:

@@ -10,14 +10,17 @@ import sys
 
 import pytest
 
-HEAVY = ("pytest", "_pytest", "hypothesis", "time_machine", "pytest_dsh.host",
-         "pytest_dsh.driver", "pytest_dsh.plugin", "pytest_dsh.official")
+HEAVY = ("pytest", "_pytest", "hypothesis", "time_machine", "pytest_dsh.fake_host",
+         "pytest_dsh.fake_host.host", "pytest_dsh.fake_host.driver", "pytest_dsh.pytest_plugin",
+         "pytest_dsh.pytest_plugin.plugin", "pytest_dsh.official", "pytest_dsh.npm.bridge")
 
 
 @pytest.mark.parametrize(
     "module",
     [
         "pytest_dsh.contract",
+        "pytest_dsh.contract.tzdb",
+        "pytest_dsh.contract.frozen_json",
         "pytest_dsh",
         "dsh_reference",
         "dsh_reference.schedule.plugin",
@@ -39,12 +42,27 @@ def test_importing_pulls_in_no_test_machinery(module):
 def test_public_names_still_resolve_on_first_use():
     code = (
         "import sys, pytest_dsh\n"
-        "assert 'pytest_dsh.host' not in sys.modules\n"
+        "assert 'pytest_dsh.fake_host.host' not in sys.modules\n"
         "host = pytest_dsh.FakeHost\n"
-        "assert 'pytest_dsh.host' in sys.modules and host.__name__ == 'FakeHost'\n"
+        "assert 'pytest_dsh.fake_host.host' in sys.modules and host.__name__ == 'FakeHost'\n"
         "try:\n    pytest_dsh.NoSuchName\nexcept AttributeError as e:\n    print(e)\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert done.stdout.strip() == "module 'pytest_dsh' has no attribute 'NoSuchName'"
+
+
+@pytest.mark.parametrize("module", ["pytest_dsh.driving.api", "pytest_dsh.driving.faults"])
+def test_the_driver_api_loads_neither_host(module):
+    """Tests talk to the driver API; which host answers is the implementation's
+    choice, so the API itself loads neither the fake host nor the bridge."""
+    hosts = ("pytest", "pytest_dsh.fake_host", "pytest_dsh.npm", "pytest_dsh.official")
+    code = (
+        f"import json, sys, {module}\n"
+        f"print(json.dumps([m for m in {list(hosts)!r} if m in sys.modules]))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert json.loads(done.stdout) == []

@@ -46,7 +46,7 @@ def test_every_source_package_is_installed(package: str) -> None:
 def test_entry_points_register_the_plugin_and_the_reference() -> None:
     pytest11 = {p.name: p.value for p in importlib.metadata.entry_points(group="pytest11")}
     impls = {p.name: p.value for p in importlib.metadata.entry_points(group="dsh.impl")}
-    assert pytest11["dsh"] == "pytest_dsh.plugin"
+    assert pytest11["dsh"] == "pytest_dsh.pytest_plugin.plugin"
     assert impls["reference"] == "dsh_reference.implementation:IMPLEMENTATION"
 
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 import dsh_conformance
-from pytest_dsh.probes import MARKER
+from pytest_dsh.pytest_plugin.probes import MARKER
 
 
 def _probes() -> list[tuple[str, Any]]:

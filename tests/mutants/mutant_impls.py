@@ -234,7 +234,7 @@ def _batch_reversed(original: Any) -> Any:
 
 def _later_overlap_instant(original: Any) -> Any:
     from dsh_reference.schedule.core.local_instants import zone_offset_ms
-    from pytest_dsh.tzdb import pinned_zone
+    from pytest_dsh.contract.tzdb import pinned_zone
 
     def resolve_local_instant(fields: Any, zone_key: str) -> int:
         earlier = original(fields, zone_key)

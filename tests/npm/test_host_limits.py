@@ -19,9 +19,9 @@ from pytest_dsh import reply_text
 from pytest_dsh.npm import HOST_PROFILES, NodeImplementation
 from pytest_dsh.npm.host_limits import host_limits, limit_for, limits_table
 from pytest_dsh.official import OFFICIAL_SCHEDULE_VERSION
-from pytest_dsh.reporting.document import _counts
-from pytest_dsh.reporting.results import TestResult
-from pytest_dsh.reporting.verdicts import CONFORMS, group_verdict
+from pytest_dsh.pytest_plugin.reporting.document import _counts
+from pytest_dsh.pytest_plugin.reporting.results import TestResult
+from pytest_dsh.pytest_plugin.reporting.verdicts import CONFORMS, group_verdict
 
 WITNESSES = Path(__file__).resolve().parent / "witnesses"
 REPO = Path(__file__).resolve().parents[2]
@@ -297,11 +297,11 @@ def test_the_readme_witness_fails_only_its_host_limits_and_named_choices(tmp_pat
 def test_every_report_lists_host_limits_apart_with_their_reason():
     import jsonschema
 
-    from pytest_dsh.reporting import RunInfo
-    from pytest_dsh.reporting.document import build_document, report_schema
-    from pytest_dsh.reporting.host_limit_rows import host_limit_line, host_limited
-    from pytest_dsh.reporting.html import render_html
-    from pytest_dsh.reporting.markdown import render_markdown
+    from pytest_dsh.pytest_plugin.reporting import RunInfo
+    from pytest_dsh.pytest_plugin.reporting.document import build_document, report_schema
+    from pytest_dsh.pytest_plugin.reporting.host_limit_rows import host_limit_line, host_limited
+    from pytest_dsh.pytest_plugin.reporting.html import render_html
+    from pytest_dsh.pytest_plugin.reporting.markdown import render_markdown
 
 
     reason = limit_for("0.1.0-rc.8", "time_context/test_timing_semantics.py::"

@@ -156,7 +156,7 @@ def test_install_host_returns_a_ready_host_folder(kit, tmp_path, version):
 
 
 def test_dsh_conformance_passes_the_host_and_the_scripts_switch_to_pytest():
-    from pytest_dsh.conformance_cli import pytest_arguments
+    from pytest_dsh.pytest_plugin.conformance_cli import pytest_arguments
 
     args, _ = pytest_arguments(["--impl", "official", "--host", NEWER, "--npm-scripts"], cpus=1)
     assert f"--dsh-host={NEWER}" in args and "--dsh-npm-scripts" in args

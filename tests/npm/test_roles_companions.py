@@ -68,7 +68,7 @@ def test_no_invariant_leaves_the_companions_out_and_says_so() -> None:
 def test_the_option_and_its_ini_twin_build_the_implementation_without_companions(
     pytester: pytest.Pytester, args: list[str], ini: str
 ) -> None:
-    from pytest_dsh.npm.options import implementation_for
+    from pytest_dsh.pytest_plugin.npm_options import implementation_for
 
     if ini:
         pytester.makeini(ini)

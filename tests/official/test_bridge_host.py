@@ -14,6 +14,7 @@ import pytest
 
 from pytest_dsh import HostStuckError, PluginLoadError, UnknownPluginError, reply_text
 from pytest_dsh.contract import AppendRejectedError, CompositionError
+from pytest_dsh.npm.bridge.process import node_version
 from pytest_dsh.official import (
     IMPLEMENTATION,
     OFFICIAL_SCHEDULE_VERSION,
@@ -22,7 +23,6 @@ from pytest_dsh.official import (
     locate_bridge,
     locate_node,
 )
-from pytest_dsh.official._process import node_version
 
 START_MS = 1_767_225_600_000  # 2026-01-01T00:00:00.000Z (as in conftest)
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from pytest_dsh.official._json_text import stringify
+from pytest_dsh.npm.bridge.json_text import stringify
 
 
 def nested(depth: int) -> dict[str, Any]:

@@ -17,8 +17,10 @@ from typing import Any
 import pytest
 
 from dsh_reference.implementation import IMPLEMENTATION as REFERENCE
-from pytest_dsh.official import BridgeHostDriver, locate_bridge, locate_node
-from pytest_dsh.official._process import node_version
+from pytest_dsh.npm.bridge.driver import BridgeHostDriver
+from pytest_dsh.npm.bridge.process import node_version
+from pytest_dsh.official import IMPLEMENTATION as OFFICIAL
+from pytest_dsh.official import locate_bridge, locate_node
 
 START_MS = 1_767_225_600_000  # 2026-01-01T00:00:00.000Z (as in conftest)
 
@@ -35,7 +37,7 @@ def jsonl_root(tmp_path: Path) -> Path:
 
 
 def _official(root: Path, start_ms: int) -> BridgeHostDriver:
-    return BridgeHostDriver("official", "-", start_ms=start_ms, jsonl_root=str(root))
+    return OFFICIAL.open_host(start_ms=start_ms, jsonl_root=root)
 
 
 def _write_session(root: Path, session_id: str, created_at: int, events: list[Any]) -> Path:

@@ -72,7 +72,7 @@ FAILING = textwrap.dedent(
 RUNAWAYS = textwrap.dedent(
     """
     import pytest
-    from pytest_dsh.virtual_loop import RunawayError
+    from pytest_dsh.driving.runaway import RunawayError
 
     @pytest.mark.parametrize("n", range({count}))
     @pytest.mark.spec("TC-012")

@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from pytest_dsh.conformance_cli import pytest_arguments
+from pytest_dsh.pytest_plugin.conformance_cli import pytest_arguments
 
 CLI = shutil.which("dsh-conformance", path=str(pathlib.Path(sys.executable).parent))
 
@@ -66,7 +66,7 @@ def test_auto_counts_the_cpus_this_process_may_use_not_the_machine_s():
     # Narrowed to one CPU (as taskset or a container quota would), auto means 1.
     probe = (
         "import os; os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}); "
-        "from pytest_dsh.conformance_cli import usable_cpus; print(usable_cpus())"
+        "from pytest_dsh.pytest_plugin.conformance_cli import usable_cpus; print(usable_cpus())"
     )
     done = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True

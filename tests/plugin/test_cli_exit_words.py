@@ -10,7 +10,7 @@ import textwrap
 
 import pytest
 
-from pytest_dsh.conformance_cli import main, pytest_arguments
+from pytest_dsh.pytest_plugin.conformance_cli import main, pytest_arguments
 
 INTERRUPTS = textwrap.dedent(
     """

@@ -12,8 +12,8 @@ import sys
 
 import pytest
 
-from pytest_dsh.conformance_cli import pytest_arguments
-from pytest_dsh.rerun_options import rerun_options
+from pytest_dsh.pytest_plugin.conformance_cli import pytest_arguments
+from pytest_dsh.pytest_plugin.rerun_options import rerun_options
 
 
 def test_options_after_the_double_dash_reach_the_rerun(pytester: pytest.Pytester) -> None:

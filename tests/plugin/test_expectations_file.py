@@ -17,7 +17,7 @@ from pytest_dsh.expectations import (
     unknown_test_ids,
 )
 from pytest_dsh.implementations import conformance_root
-from pytest_dsh.reporting import report_schema
+from pytest_dsh.pytest_plugin.reporting import report_schema
 
 VALID = {
     "format": "dsh-expectations/1",

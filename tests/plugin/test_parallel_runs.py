@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_dsh.reporting.verdicts import EXIT_NOT_ASSESSED
+from pytest_dsh.pytest_plugin.reporting.verdicts import EXIT_NOT_ASSESSED
 
 #: Every outcome a row can have, and a module of the suite's selection for each.
 MIXED = textwrap.dedent(

@@ -13,7 +13,7 @@ import textwrap
 import jsonschema
 import pytest
 
-from pytest_dsh.reporting import report_schema
+from pytest_dsh.pytest_plugin.reporting import report_schema
 
 # Five bugs: 40 DST-like rows of one wrong answer, a KeyError and a bad unpack
 # in test code, an exception on the host side, a pinned detail spelled wrong.

@@ -1,4 +1,4 @@
-"""Grouping failures by cause (pytest_dsh.reporting.causes), on report rows:
+"""Grouping failures by cause (pytest_dsh.pytest_plugin.reporting.causes), on report rows:
 rows that differ only in values are one cause, a different requirement or a
 different failure is another, and causes come largest first."""
 
@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from pytest_dsh.reporting.causes import (
+from pytest_dsh.pytest_plugin.reporting.causes import (
     failure_line,
     group_causes,
     normalise,

@@ -10,7 +10,7 @@ import textwrap
 
 import pytest
 
-from pytest_dsh.reporting.markdown import code, text
+from pytest_dsh.pytest_plugin.reporting.markdown import code, text
 
 NAME = "<b>x</b>|y"
 HOSTILE = [NAME, "*em* _u_ `tick` [link](http://e.invalid) ![i](x)", "a\\|b & &amp; #h ~~s~~"]

@@ -14,8 +14,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from pytest_dsh.reporting import report_schema
-from pytest_dsh.reporting.verdicts import NO_VERDICT, VERDICTS, WORDS, exit_status
+from pytest_dsh.pytest_plugin.reporting import report_schema
+from pytest_dsh.pytest_plugin.reporting.verdicts import NO_VERDICT, VERDICTS, WORDS, exit_status
 
 #: What a run claims when it judged conformance; none of it may appear.
 CLAIMS = ("conforms", "does not conform", "not assessed")

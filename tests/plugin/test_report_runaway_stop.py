@@ -15,7 +15,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from pytest_dsh.reporting import report_schema
+from pytest_dsh.pytest_plugin.reporting import report_schema
 
 
 @pytest.fixture

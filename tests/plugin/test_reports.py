@@ -13,7 +13,7 @@ import sys
 import jsonschema
 import pytest
 
-from pytest_dsh.reporting import report_schema
+from pytest_dsh.pytest_plugin.reporting import report_schema
 
 
 def _document(pytester: pytest.Pytester, name: str = "out.json") -> dict:

@@ -1,7 +1,7 @@
 """Tests of a role the implementation does not provide are skipped with the
 reason, never failed and never passed: the role comes from the test's
 ``dsh_requires`` markers and from the suite folder it lives in
-(:mod:`pytest_dsh.roles`). Kit behaviour: no README sentence.
+(:mod:`pytest_dsh.pytest_plugin.roles`). Kit behaviour: no README sentence.
 
 The meta-tests run the whole suite against the reference plugins of one role,
 without their invariant companions: a conformance test that needs a plugin

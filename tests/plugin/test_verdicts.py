@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from pytest_dsh.reporting.verdicts import (
+from pytest_dsh.pytest_plugin.reporting.verdicts import (
     CONFORMS,
     DOES_NOT_CONFORM,
     EXIT_NOT_ASSESSED,

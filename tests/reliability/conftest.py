@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from dsh_reference.implementation import IMPLEMENTATION as REFERENCE
-from pytest_dsh.driver import HostDriver
+from pytest_dsh.driving.api import HostDriver
 
 START_MS = 1_767_225_600_000  # 2026-01-01T00:00:00.000Z
 

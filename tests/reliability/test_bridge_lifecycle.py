@@ -21,13 +21,13 @@ from collections.abc import Iterator
 
 import pytest
 
+from pytest_dsh.npm.bridge import process as pool
 from pytest_dsh.official import (
     IMPLEMENTATION,
     BridgeCrashedError,
     BridgeProcess,
     locate_node,
 )
-from pytest_dsh.official import _process as pool
 
 from .conftest import START_MS
 

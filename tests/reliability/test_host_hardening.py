@@ -16,11 +16,11 @@ import pytest
 
 from dsh_conformance.schedule.session_logs import tool_result
 from dsh_reference.implementation import IMPLEMENTATION as REFERENCE
-from pytest_dsh.driver import HostDriver
+from pytest_dsh.driving.api import HostDriver
+from pytest_dsh.driving.json_limits import MAX_JSON_DEPTH
+from pytest_dsh.driving.replies import ModelReply, ToolRequest, reply_text
 from pytest_dsh.errors import PluginLoadError
-from pytest_dsh.json_limits import MAX_JSON_DEPTH
-from pytest_dsh.model import ModelReply, ToolRequest, reply_text
-from pytest_dsh.persistence import DurableStore, PersistenceRejectedError
+from pytest_dsh.fake_host.persistence import DurableStore, PersistenceRejectedError
 
 from .conftest import START_MS, nested
 

@@ -22,8 +22,8 @@ import pytest
 
 from dsh_reference.implementation import IMPLEMENTATION as REFERENCE
 from dsh_reference.log_check import main as log_check
-from pytest_dsh.driver import PythonHostDriver
-from pytest_dsh.jsonl_store import (
+from pytest_dsh.fake_host.driver import PythonHostDriver
+from pytest_dsh.fake_host.jsonl_store import (
     LOCK_FILE,
     JsonlStore,
     SessionExistsError,

@@ -1,6 +1,6 @@
 """Real JSONL session files in the Python host.
 
-The fake host persists through :class:`~pytest_dsh.jsonl_store.JsonlStore`:
+The fake host persists through :class:`~pytest_dsh.fake_host.jsonl_store.JsonlStore`:
 files in DSH's session-file shape, a flush is on disk (``fsync``) before it is
 recorded durable, a torn tail left by a crash is tolerated on load, a session
 resumes in another process, and the official build reads what Python wrote and
@@ -21,9 +21,9 @@ from typing import Any
 import pytest
 
 from dsh_reference.implementation import IMPLEMENTATION as REFERENCE
-from pytest_dsh.driver import PythonHostDriver
-from pytest_dsh.jsonl_store import JsonlStore, SessionFileError
-from pytest_dsh.persistence import PersistenceRejectedError
+from pytest_dsh.fake_host.driver import PythonHostDriver
+from pytest_dsh.fake_host.jsonl_store import JsonlStore, SessionFileError
+from pytest_dsh.fake_host.persistence import PersistenceRejectedError
 
 from .conftest import START_MS
 
@@ -178,16 +178,16 @@ def test_a_session_resumes_in_another_process_after_a_crash(tmp_path):
 
 @pytest.fixture
 def official_jsonl(bridge_node: Path) -> None:
-    from pytest_dsh.official._process import node_version
+    from pytest_dsh.npm.bridge.process import node_version
 
     if node_version(bridge_node) < (22, 15, 0):
         pytest.skip("the official JSONL backend needs Node >= 22.15 (zstd in node:zlib)")
 
 
 def _official(root: Path, start_ms: int) -> Any:
-    from pytest_dsh.official import BridgeHostDriver
+    from pytest_dsh.official import IMPLEMENTATION as OFFICIAL
 
-    return BridgeHostDriver("official", "-", start_ms=start_ms, jsonl_root=str(root))
+    return OFFICIAL.open_host(start_ms=start_ms, jsonl_root=root)
 
 
 def test_the_official_host_resumes_a_session_the_python_host_wrote(tmp_path, official_jsonl):

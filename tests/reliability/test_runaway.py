@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from pytest_dsh import virtual_loop
-from pytest_dsh.virtual_loop import CREEP_WAKEUPS, SPIN_ITERATIONS, Budget, RunawayError
+from pytest_dsh.driving import runaway
+from pytest_dsh.driving.runaway import Budget, RunawayError
+from pytest_dsh.fake_host.virtual_loop import CREEP_WAKEUPS, SPIN_ITERATIONS
 
 from . import runaway_impl
 from .conftest import START_MS
@@ -71,7 +72,7 @@ def test_a_callback_re_armed_at_one_instant_is_a_runaway_naming_it():
 
 def test_the_step_budget_stops_work_that_never_ends(monkeypatch):
     # A 1 s timer re-armed forever is not a spin; only the budget stops it.
-    monkeypatch.setattr(virtual_loop, "budget", Budget(steps_left=50_000, steps=50_000))
+    monkeypatch.setattr(runaway, "budget", Budget(steps_left=50_000, steps=50_000))
     host = runaway_impl.TICKER.open_host(start_ms=START_MS)
     try:
         host.load_plugin("tick")
@@ -95,7 +96,7 @@ def test_a_log_or_follow_up_queue_that_grows_without_end_is_a_runaway(
 ):
     # Synchronous growth never returns to the loop: only the growth budget
     # stops it (the wall budget would, minutes later, with a vaguer cause).
-    monkeypatch.setattr(virtual_loop, "budget", Budget(growth_left=20_000, growth=20_000))
+    monkeypatch.setattr(runaway, "budget", Budget(growth_left=20_000, growth=20_000))
     host = runaway_impl.GROWER.open_host(start_ms=START_MS)
     try:
         host.load_plugin(plugin)
@@ -113,10 +114,10 @@ def test_a_log_or_follow_up_queue_that_grows_without_end_is_a_runaway(
 def test_the_growth_budget_is_an_option_with_an_ini_twin(pytester):
     pytester.makepyfile(
         """
-        from pytest_dsh import virtual_loop
+        from pytest_dsh.driving import runaway
 
         def test_budget():
-            assert virtual_loop.budget.growth == 1234
+            assert runaway.budget.growth == 1234
         """
     )
     assert _run(pytester, "--dsh-growth-budget=1234").ret == 0

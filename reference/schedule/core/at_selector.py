@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
 
-from pytest_dsh.tzdb import pinned_zone_keys
+from pytest_dsh.contract.tzdb import pinned_zone_keys
 
 from .errors import INVALID_RULE, INVALID_TIME_ZONE, TIME_OUT_OF_RANGE, ScheduleInputError
 from .instants import (

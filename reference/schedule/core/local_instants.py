@@ -27,7 +27,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Final
 from zoneinfo import ZoneInfo
 
-from pytest_dsh.tzdb import pinned_zone
+from pytest_dsh.contract.tzdb import pinned_zone
 
 from .errors import INVALID_RULE, TIME_OUT_OF_RANGE, ScheduleInputError
 from .instants import MAX_EPOCH_MS, MIN_EPOCH_MS, TIME_OUT_OF_RANGE_MESSAGE, epoch_ms_from_fields

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Final
 from zoneinfo import ZoneInfo
 
-from pytest_dsh.tzdb import pinned_zone, pinned_zone_keys
+from pytest_dsh.contract.tzdb import pinned_zone, pinned_zone_keys
 
 from .js_values import is_safe_integer, js_json_text, js_string
 

@@ -17,7 +17,7 @@ from dsh_reference.schedule.core import (
     resolve_local_instant,
     validate_time_zone,
 )
-from pytest_dsh.tzdb import pinned_zone
+from pytest_dsh.contract.tzdb import pinned_zone
 
 SHAPE = (
     "invalid_rule",

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dsh_reference.time_context.core import format_duration, format_offset, format_timestamp
-from pytest_dsh.tzdb import pinned_zone, pinned_zone_keys
+from pytest_dsh.contract.tzdb import pinned_zone, pinned_zone_keys
 
 BASE = 1_783_987_200_000  # 2026-07-14T00:00:00.000Z
 

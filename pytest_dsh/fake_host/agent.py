@@ -1,0 +1,484 @@
+"""Agents of the fake host: turns, steps, follow-ups and the idle phase.
+
+Theory of operation. An agent is *fully idle* when no turn runs, no maintenance
+task holds the idle phase and no follow-up waits. ``followup`` queues a message;
+the agent opens a turn for it as soon as it is fully idle apart from that queue.
+A turn appends ``turn/start`` and the prompt, then per step: the pre-step hook
+(serial, awaited; a failure or an aborted signal ends the turn without
+``step/start``), ``step/start``, the scripted model reply, tool calls and their
+results, ``step/end``. Text ends the turn with ``turn/end``.
+
+``run_maintenance`` claims the idle phase or raises
+:class:`~pytest_dsh.contract.MaintenanceRejectedError` synchronously. While a
+maintenance task runs, queued follow-ups stay parked; they open a turn once it
+settles. Status changes (``"running"``/``"idle"``) are reported to listeners.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections import deque
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol, final
+
+from pytest_dsh.contract import (
+    AgentStatus,
+    Logger,
+    MaintenanceRejectedError,
+    SessionEvent,
+    Signal,
+    UserMessage,
+)
+from pytest_dsh.driving.agent_actions import ActionPoint, HostAction
+from pytest_dsh.driving.faults import FaultPlan
+from pytest_dsh.driving.json_limits import json_value_problem
+from pytest_dsh.driving.pending import AgentCounters
+from pytest_dsh.driving.runaway import count_growth
+from pytest_dsh.driving.tool_outcomes import ToolOutcome
+from pytest_dsh.driving.trace import HostTrace
+from pytest_dsh.fake_host.model import ScriptedModel
+from pytest_dsh.fake_host.session import FakeSession
+from pytest_dsh.fake_host.tools import AbortSignal, AgentToolRegistry, ToolCallContext
+
+__all__ = ["MAX_STEPS_PER_TURN", "AgentProcess", "FakeAgent"]
+
+
+class AgentProcess(Protocol):
+    """What an agent needs from its host process (the host implements it; an
+    agent never imports the host, so the two modules do not depend on each
+    other)."""
+
+    maintenance_claims: int
+
+    @property
+    def trace(self) -> HostTrace: ...
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop: ...
+    @property
+    def faults(self) -> FaultPlan: ...
+    @property
+    def logger(self) -> Logger: ...
+
+    def record_error(self, message: str) -> None: ...
+
+    def run_actions(self, agent: Any, actions: tuple[HostAction, ...]) -> None: ...
+
+    async def run_pre_step(self, agent: Any, turn: int, step: int, signal: Signal) -> None: ...
+
+#: A turn that keeps calling tools is cut off here (a scripted-model bug guard).
+MAX_STEPS_PER_TURN = 64
+
+_call_ids = itertools.count(1)
+
+
+def _check_message(message: UserMessage) -> None:
+    content = message.get("content") if isinstance(message, dict) else None
+    if not isinstance(content, list) or not content:
+        raise TypeError("a user message needs a non-empty `content` list")
+    for block in content:
+        if not (
+            isinstance(block, dict)
+            and block.get("type") == "text"
+            and isinstance(block.get("text"), str)
+        ):
+            raise TypeError("content blocks must be {'type': 'text', 'text': str}")
+    source = message.get("source")
+    if not (isinstance(source, dict) and isinstance(source.get("kind"), str)):
+        raise TypeError("a user message needs a `source` with a string `kind`")
+
+
+@final
+class FakeAgent:
+    """A live agent of one host process."""
+
+    def __init__(
+        self,
+        process: AgentProcess,
+        agent_id: str,
+        session: FakeSession,
+        *,
+        is_root: bool,
+    ) -> None:
+        self._process = process
+        self._id = agent_id
+        self._session = session
+        self._is_root = is_root
+        self._tools = AgentToolRegistry()
+        self._followups: deque[UserMessage] = deque()
+        self._turn_task: asyncio.Task[None] | None = None
+        self._maintenance = False
+        self._maintenance_task: asyncio.Task[bool] | None = None
+        self._status: AgentStatus = "idle"
+        self._status_listeners: list[Callable[[AgentStatus], None]] = []
+        self._idle_waiters: list[asyncio.Future[None]] = []
+        self._live = True
+        self._pending_pre_step_abort = False
+        self._maintenance_claims = 0
+        self._maintenance_releases = 0
+        self._maintenance_refusals = 0
+        self._when_idle_calls = 0
+        #: Test actions armed for the next call at a point (see act_inside).
+        self._armed: dict[ActionPoint, tuple[HostAction, ...]] = {}
+        #: While true, queued follow-ups wait and open no turn (see hold_turns).
+        self._turns_held = False
+        self.model = ScriptedModel()
+
+    # -- contract: properties ---------------------------------------------------
+
+    @property
+    def id(self) -> str:
+        return self._id
+
+    @property
+    def is_root(self) -> bool:
+        return self._is_root
+
+    @property
+    def session(self) -> FakeSession:
+        return self._session
+
+    @property
+    def tools(self) -> AgentToolRegistry:
+        return self._tools
+
+    @property
+    def status(self) -> AgentStatus:
+        return self._status
+
+    @property
+    def is_live(self) -> bool:
+        return self._live
+
+    # -- contract: operations ---------------------------------------------------
+
+    def followup(self, message: UserMessage) -> None:
+        # A plugin's follow-up: the host builds its message from the plugin's
+        # input before queueing it, and a planned fault fails that build.
+        self._process.faults.check_followup_message()
+        self.queue_followup(message)
+
+    def queue_followup(self, message: UserMessage) -> None:
+        """Queue ``message`` as the host's own follow-up (a driver prompt): no
+        plugin builds it, so message-construction faults do not apply."""
+        _check_message(message)
+        if not self._live:
+            raise RuntimeError(f"agent {self._id!r} is not live")
+        if self._process.faults.followup_fails():
+            raise RuntimeError("followup rejected by the fault plan")
+        count_growth("follow-up")
+        self._process.trace.record("followup", self._session.id)
+        self._act("followup")
+        self._followups.append(message)
+        self._process.loop.call_soon(self._settle)
+
+    def inject(self, message: UserMessage) -> SessionEvent:
+        _check_message(message)
+        return self._session.append(
+            "user/message",
+            {"content": message["content"], "source": message["source"]},
+            surfaceOp="append",
+        )
+
+    def when_idle(self) -> asyncio.Future[None]:
+        self._when_idle_calls += 1
+        self._process.trace.record("when-idle", self._session.id)
+        future: asyncio.Future[None] = self._process.loop.create_future()
+        self._idle_waiters.append(future)
+        self._process.loop.call_soon(self._settle)
+        return future
+
+    def run_maintenance(self, task: Callable[[], Awaitable[bool]]) -> asyncio.Task[bool]:
+        if not self._live:
+            raise MaintenanceRejectedError(f"agent {self._id!r} is not live")
+        if self._process.faults.maintenance_fails():
+            # An asynchronous rejection: the claim is refused later, the task never runs.
+            self._refuse_claim("fault")
+
+            async def rejected() -> bool:
+                raise MaintenanceRejectedError("maintenance rejected by the fault plan")
+
+            return self._process.loop.create_task(rejected())
+        if self._turn_task is not None or self._maintenance:
+            self._refuse_claim("busy")
+            raise MaintenanceRejectedError(f"agent {self._id!r} is busy")
+        self._maintenance = True
+        self._maintenance_claims += 1
+        self._process.maintenance_claims += 1
+        self._process.trace.record("claim", self._session.id)
+        actions = self._armed.pop("claim", ())
+
+        async def run() -> bool:
+            try:
+                # The claim is held; the test's actions run before its task.
+                if actions:
+                    self._process.run_actions(self, actions)
+                return bool(await task())
+            finally:
+                self._maintenance = False
+                self._maintenance_releases += 1
+                self._process.trace.record("release", self._session.id)
+                self._settle()
+
+        self._maintenance_task = self._process.loop.create_task(run())
+        return self._maintenance_task
+
+    def on_status(self, listener: Callable[[AgentStatus], None]) -> Callable[[], None]:
+        self._status_listeners.append(listener)
+
+        def dispose() -> None:
+            if listener in self._status_listeners:
+                self._status_listeners.remove(listener)
+
+        return dispose
+
+    # -- host side ----------------------------------------------------------------
+
+    @property
+    def fully_idle(self) -> bool:
+        # Follow-ups held back from opening a turn leave the agent idle (as in
+        # DSH, where an agent is idle with messages waiting in its inbox).
+        waiting = bool(self._followups) and not self._turns_held
+        return self._turn_task is None and not self._maintenance and not waiting
+
+    def counters(self) -> AgentCounters:
+        return AgentCounters(
+            maintenance_claims=self._maintenance_claims,
+            maintenance_releases=self._maintenance_releases,
+            when_idle_calls=self._when_idle_calls,
+            pending_followups=len(self._followups),
+            maintenance_refusals=self._maintenance_refusals,
+        )
+
+    def _refuse_claim(self, why: str) -> None:
+        self._maintenance_refusals += 1
+        self._process.trace.record("claim-refused", self._session.id, why)
+        self._act("refused-claim")
+
+    def _act(self, point: ActionPoint) -> None:
+        actions = self._armed.pop(point, ())
+        if actions:
+            self._process.run_actions(self, actions)
+
+    def act_inside(self, point: ActionPoint, actions: tuple[HostAction, ...]) -> None:
+        """Run ``actions`` inside the agent's next call at ``point`` (see
+        :meth:`pytest_dsh.driving.api.AgentDriver.act_inside`)."""
+        self._armed[point] = actions
+
+    def reject_when_idle(self, message: str) -> int:
+        """Reject every ``when_idle()`` still pending; how many there were."""
+        waiters, self._idle_waiters = self._idle_waiters, []
+        pending = [waiter for waiter in waiters if not waiter.done()]
+        for waiter in pending:
+            waiter.set_exception(RuntimeError(message))
+        return len(pending)
+
+    def report_status(self, status: AgentStatus) -> None:
+        """Report ``status`` to the status listeners without changing the
+        agent's phase (an idle report while a turn or a task runs)."""
+        for listener in list(self._status_listeners):
+            try:
+                listener(status)
+            except Exception as exc:  # a listener must not break the host
+                self._process.logger.warn(f"status listener failed: {exc!r}")
+
+    def hold_turns(self) -> None:
+        """Queued follow-ups stay queued and open no turn until :meth:`release_turns`."""
+        self._turns_held = True
+
+    def release_turns(self) -> None:
+        self._turns_held = False
+        self._process.loop.call_soon(self._settle)
+
+    async def settle_maintenance(self) -> None:
+        """Wait until a running maintenance task settles (its outcome is its
+        caller's): disposal lets the agent's current activity converge first."""
+        task = self._maintenance_task
+        if task is not None and not task.done():
+            await asyncio.wait([task])
+
+    def abort_next_pre_step(self) -> None:
+        """The next step is prepared with an already aborted signal."""
+        self._pending_pre_step_abort = True
+
+    def mark_dead(self) -> None:
+        """The agent stops being live (disposal or a crashed process)."""
+        self._live = False
+        self._session.live = False
+        self._tools.clear()
+        for waiter in self._idle_waiters:
+            if not waiter.done():
+                waiter.cancel()
+        self._idle_waiters.clear()
+        self._followups.clear()
+
+    def _set_status(self, status: AgentStatus) -> None:
+        if status == self._status:
+            return
+        self._status = status
+        self.report_status(status)
+
+    def _settle(self) -> None:
+        """Start a queued turn if possible; report idleness when fully idle."""
+        if not self._live:
+            return
+        if (
+            self._turn_task is None
+            and not self._maintenance
+            and self._followups
+            and not self._turns_held
+        ):
+            prompt = self._followups.popleft()
+            self._turn_task = self._process.loop.create_task(self._run_turn(prompt))
+            return
+        if self.fully_idle:
+            self._set_status("idle")
+            waiters, self._idle_waiters = self._idle_waiters, []
+            for waiter in waiters:
+                if not waiter.done():
+                    waiter.set_result(None)
+
+    async def _run_turn(self, prompt: UserMessage) -> None:
+        try:
+            await self._turn_body(prompt)
+        except Exception as exc:
+            # e.g. an append refused by an invariant: DSH fails the turn.
+            self._process.record_error(f"turn of agent {self._id!r} failed: {exc!r}")
+        finally:
+            self._turn_task = None
+            self._settle()
+
+    def _next_turn_number(self) -> int:
+        for event in reversed(self._session.log):
+            data = event["data"]
+            # Seeded logs may carry anything; only a well-formed turn/start counts.
+            if event["type"] == "turn/start" and isinstance(data, dict):
+                turn = data.get("turn")
+                if isinstance(turn, int) and not isinstance(turn, bool):
+                    return turn + 1
+        return 1
+
+    async def _turn_body(self, prompt: UserMessage) -> None:
+        session = self._session
+        turn = self._next_turn_number()
+        self._set_status("running")
+        session.append(
+            "turn/start", {"turn": turn, "trigger": {"kind": "message", "source": prompt["source"]}}
+        )
+        session.append(
+            "user/message",
+            {"content": prompt["content"], "source": prompt["source"]},
+            surfaceOp="append",
+        )
+        signal = AbortSignal()
+        for step in range(1, MAX_STEPS_PER_TURN + 1):
+            if self._pending_pre_step_abort:
+                self._pending_pre_step_abort = False
+                signal.abort()
+            try:
+                await self._process.run_pre_step(self, turn, step, signal)
+            except Exception as exc:
+                self._end_turn(turn, {"kind": "error", "message": str(exc)})
+                return
+            if signal.aborted:
+                self._end_turn(turn, {"kind": "aborted"})
+                return
+            session.append("step/start", {"turn": turn, "step": step})
+            # The log is append-only, so its length identifies what this step sent.
+            self.model.record_request(session)
+            reply = self.model.next_reply()
+            if reply.thinking_s:
+                await asyncio.sleep(reply.thinking_s)
+            if not self._live:
+                return
+            if reply.text is not None:
+                session.append(
+                    "assistant/message",
+                    {"turn": turn, "step": step, "content": [{"type": "text", "text": reply.text}]},
+                    surfaceOp="append",
+                )
+                session.append("step/end", {"turn": turn, "step": step})
+                self._end_turn(turn, {"kind": "completed"})
+                return
+            await self._run_tool_calls(turn, step, reply.tool_calls, signal)
+            session.append("step/end", {"turn": turn, "step": step})
+        self._end_turn(turn, {"kind": "error", "message": "too many steps"})
+
+    async def _run_tool_calls(
+        self, turn: int, step: int, calls: tuple[Any, ...], signal: AbortSignal
+    ) -> None:
+        session = self._session
+        requested = [
+            {
+                "type": "tool-call",
+                "callId": f"call-{next(_call_ids)}",
+                "name": call.name,
+                "arguments": _logged_arguments(call.arguments),
+            }
+            for call in calls
+        ]
+        session.append(
+            "assistant/message",
+            {"turn": turn, "step": step, "content": requested},
+            surfaceOp="append",
+        )
+        for request, call in zip(requested, calls, strict=True):
+            call_id = request["callId"]
+            session.append(
+                "tool/call",
+                {
+                    "turn": turn,
+                    "step": step,
+                    "callId": call_id,
+                    "name": call.name,
+                    "arguments": request["arguments"],
+                },
+            )
+            outcome = await self.execute_tool(call.name, dict(call.arguments), call_id, signal)
+            if not self._live:
+                return
+            session.append(
+                "tool/result",
+                {
+                    "turn": turn,
+                    "step": step,
+                    "callId": call_id,
+                    "content": [{"type": "text", "text": outcome.text}],
+                    "isError": outcome.is_error,
+                },
+                surfaceOp="append",
+            )
+
+    async def execute_tool(
+        self, name: str, arguments: Any, call_id: str, signal: AbortSignal, *, registry: bool = True
+    ) -> ToolOutcome:
+        """Run a tool as the host's tool registry does. Like DSH's registry, a
+        call whose signal was aborted while it ran ends as the host error
+        ``tool call aborted`` (the handler still runs to its end). With
+        ``registry=False`` the handler's own value is returned (a test that
+        wants to see how a plugin treats an aborted signal)."""
+        outcome = await self._tools.execute(
+            name, arguments, ToolCallContext(self, signal, call_id)
+        )
+        if registry and signal.aborted:
+            return ToolOutcome(
+                is_error=True, value=None, text="tool call aborted", error="tool call aborted"
+            )
+        return outcome
+
+    def _end_turn(self, turn: int, reason: dict[str, Any]) -> None:
+        self._session.append("turn/end", {"turn": turn, "reason": reason})
+
+
+#: How deep a model's tool-call arguments may nest and still be logged as sent.
+LOGGED_ARGUMENTS_DEPTH = 512
+
+
+def _logged_arguments(arguments: Any) -> dict[str, Any]:
+    """The arguments as the log keeps them: as the model sent them, unless the
+    log could not hold them (nested deeper than :data:`LOGGED_ARGUMENTS_DEPTH`,
+    an integer wider than the host accepts), then ``{}``. The call still runs
+    with what was sent, so its result is the host's argument error and the
+    turn completes."""
+    problem = json_value_problem(arguments, max_depth=LOGGED_ARGUMENTS_DEPTH)
+    return dict(arguments) if problem is None else {}

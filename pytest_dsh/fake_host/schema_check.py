@@ -1,0 +1,411 @@
+"""A fast validity check for the JSON Schemas that tools declare.
+
+The host validates every tool call's arguments and, when declared, its value
+against JSON Schema (draft 2020-12). ``jsonschema`` does that faithfully but
+walks the schema anew on every call (and builds an error object for every
+failed ``oneOf`` branch), which made validation the largest cost of a tool call.
+
+:func:`compile_check` turns a schema, once, into a closure that answers
+"valid?" for the common part of the dialect:
+
+    type, properties, required, additionalProperties (boolean or schema),
+    items (without prefixItems), const, enum, oneOf, anyOf, allOf, not,
+    minimum, maximum, exclusiveMinimum, exclusiveMaximum, minLength,
+    maxLength, pattern, minItems, maxItems, minProperties, maxProperties,
+    boolean schemas, and the annotations (description, title, $comment,
+    default, examples, deprecated, readOnly, writeOnly, format).
+
+Each keyword means exactly what ``jsonschema``'s Draft 2020-12 validator makes
+of it (``format`` is an annotation there too: no format checker is given).
+A schema using anything else gets no closure and ``jsonschema`` validates it.
+A value holding anything but plain JSON types (dict, list, str, int, float,
+bool, None, or the host's read-only dict and list) where the check looks is
+*undecided* (:class:`Undecided`): ``jsonschema`` decides, as before. The host
+also asks ``jsonschema`` for the messages whenever the closure says "invalid",
+so messages never change and a disagreement could only cost time, never a
+verdict; tests/host/test_schema_check.py checks the two agree.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from typing import Any, Final
+
+from pytest_dsh.contract.frozen_json import FrozenDict, FrozenEvent, FrozenList
+
+__all__ = ["Check", "Undecided", "compile_check"]
+
+Check = Callable[[Any], bool]
+
+
+class Undecided(Exception):
+    """The value holds a type the fast check does not judge."""
+
+
+class _Unsupported(Exception):
+    """The schema uses something outside the fast dialect."""
+
+
+# Kinds start at 1, so that ``_KINDS.get(type(value)) or _kind(value)`` looks
+# the type up inline and calls _kind (which raises Undecided) only on a miss.
+_OBJECT, _ARRAY, _STRING, _INT, _FLOAT, _BOOL, _NULL = range(1, 8)
+
+#: Exact type -> JSON kind. Subclasses are left out on purpose (an ``int``
+#: subclass may compare or format differently): they are undecided.
+_KINDS: Final[dict[type, int]] = {
+    dict: _OBJECT,
+    FrozenDict: _OBJECT,
+    FrozenEvent: _OBJECT,
+    list: _ARRAY,
+    FrozenList: _ARRAY,
+    str: _STRING,
+    int: _INT,
+    float: _FLOAT,
+    bool: _BOOL,
+    type(None): _NULL,
+}
+
+_ANNOTATIONS: Final = frozenset(
+    {
+        "description",
+        "title",
+        "$comment",
+        "default",
+        "examples",
+        "deprecated",
+        "readOnly",
+        "writeOnly",
+        "format",
+    }
+)
+_KEYWORDS: Final = frozenset(
+    {
+        "type",
+        "properties",
+        "required",
+        "additionalProperties",
+        "items",
+        "const",
+        "enum",
+        "oneOf",
+        "anyOf",
+        "allOf",
+        "not",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "minItems",
+        "maxItems",
+        "minProperties",
+        "maxProperties",
+    }
+)
+
+
+def compile_check(schema: Any) -> Check | None:
+    """A closure equivalent to ``Draft202012Validator(schema).is_valid`` on
+    plain JSON values (it raises :class:`Undecided` on others), or None when
+    ``schema`` uses a keyword outside the fast dialect. ``schema`` must
+    already have passed ``Draft202012Validator.check_schema``."""
+    try:
+        return _compile(schema)
+    except (_Unsupported, RecursionError, TypeError, re.error):
+        return None
+
+
+def _kind(value: Any) -> int:
+    kind = _KINDS.get(type(value))
+    if kind is None:
+        raise Undecided(type(value).__name__)
+    return kind
+
+
+def _always(value: Any) -> bool:
+    return True
+
+
+def _never(value: Any) -> bool:
+    return False
+
+
+def _compile(schema: Any) -> Check:
+    if schema is True:
+        return _always
+    if schema is False:
+        return _never
+    if type(schema) is not dict:
+        raise _Unsupported
+    if not schema.keys() <= _KEYWORDS | _ANNOTATIONS:
+        raise _Unsupported
+    checks: list[Check] = []
+    if "type" in schema:
+        checks.append(_type_check(schema["type"]))
+    if "const" in schema:
+        checks.append(_const_check(schema["const"]))
+    if "enum" in schema:
+        checks.append(_enum_check(list(schema["enum"])))
+    object_check = _object_check(schema)
+    if object_check is not None:
+        checks.append(object_check)
+    array_check = _array_check(schema)
+    if array_check is not None:
+        checks.append(array_check)
+    string_check = _string_check(schema)
+    if string_check is not None:
+        checks.append(string_check)
+    number_check = _number_check(schema)
+    if number_check is not None:
+        checks.append(number_check)
+    checks.extend(_combinator_checks(schema))
+    if not checks:
+        return _always
+    if len(checks) == 1:
+        return checks[0]
+    every = tuple(checks)
+
+    def all_of_keywords(value: Any) -> bool:
+        # A plain loop: all() over a generator costs more on this hot path.
+        for check in every:  # noqa: SIM110
+            if not check(value):
+                return False
+        return True
+
+    return all_of_keywords
+
+
+# -- type, const, enum --------------------------------------------------------------
+
+_TYPE_NAMES: Final[dict[str, frozenset[int]]] = {
+    "object": frozenset({_OBJECT}),
+    "array": frozenset({_ARRAY}),
+    "string": frozenset({_STRING}),
+    "boolean": frozenset({_BOOL}),
+    "null": frozenset({_NULL}),
+    "number": frozenset({_INT, _FLOAT}),
+    "integer": frozenset({_INT}),  # and integral floats, below
+}
+
+
+def _type_check(types: Any) -> Check:
+    names = [types] if isinstance(types, str) else list(types)
+    if not all(isinstance(name, str) and name in _TYPE_NAMES for name in names):
+        raise _Unsupported
+    kinds: frozenset[int] = frozenset().union(*(_TYPE_NAMES[name] for name in names))
+    integral_floats = "integer" in names and _FLOAT not in kinds
+
+    def type_check(value: Any) -> bool:
+        kind = _KINDS.get(type(value)) or _kind(value)
+        if kind in kinds:
+            return True
+        # Draft 2020-12 counts 1.0 as an integer.
+        return integral_floats and kind == _FLOAT and value.is_integer()
+
+    return type_check
+
+
+def _equal(one: Any, two: Any) -> bool:
+    """``jsonschema._utils.equal`` on plain JSON values: ``True`` is not ``1``,
+    ``1`` is ``1.0``, containers compare element by element."""
+    if one is two:
+        return True
+    first, second = _kind(one), _kind(two)
+    if first == _STRING or second == _STRING:
+        return bool(one == two)
+    if first == _ARRAY and second == _ARRAY:
+        return len(one) == len(two) and all(_equal(a, b) for a, b in zip(one, two, strict=True))
+    if first == _OBJECT and second == _OBJECT:
+        return len(one) == len(two) and all(
+            key in two and _equal(value, two[key]) for key, value in one.items()
+        )
+    if first == _BOOL or second == _BOOL:
+        return False  # distinct booleans, or a boolean against a number
+    return bool(one == two)
+
+
+def _const_check(const: Any) -> Check:
+    def const_check(value: Any) -> bool:
+        return _equal(value, const)
+
+    return const_check
+
+
+def _enum_check(choices: list[Any]) -> Check:
+    def enum_check(value: Any) -> bool:
+        return any(_equal(choice, value) for choice in choices)
+
+    return enum_check
+
+
+# -- objects ------------------------------------------------------------------------
+
+
+def _object_check(schema: Mapping[str, Any]) -> Check | None:
+    properties: dict[str, Check] = {
+        name: _compile(sub) for name, sub in (schema.get("properties") or {}).items()
+    }
+    required = tuple(schema.get("required", ()))
+    additional = schema.get("additionalProperties", True)
+    extra_check: Check | None
+    if additional is True:
+        extra_check = None
+    elif additional is False:
+        extra_check = _never
+    else:
+        extra_check = _compile(additional)
+    min_properties = schema.get("minProperties")
+    max_properties = schema.get("maxProperties")
+    if (
+        not properties
+        and not required
+        and extra_check is None
+        and min_properties is None
+        and max_properties is None
+    ):
+        return None
+    named = tuple(properties.items())
+
+    def object_check(value: Any) -> bool:
+        if (_KINDS.get(type(value)) or _kind(value)) != _OBJECT:
+            return True
+        for name in required:
+            if name not in value:
+                return False
+        for name, check in named:
+            if name in value and not check(value[name]):
+                return False
+        if extra_check is not None:
+            for key in value:
+                if key not in properties and not extra_check(value[key]):
+                    return False
+        if min_properties is not None and len(value) < min_properties:
+            return False
+        return not (max_properties is not None and len(value) > max_properties)
+
+    return object_check
+
+
+# -- arrays -------------------------------------------------------------------------
+
+
+def _array_check(schema: Mapping[str, Any]) -> Check | None:
+    items = schema.get("items", True)
+    item_check = None if items is True else _compile(items)
+    min_items = schema.get("minItems")
+    max_items = schema.get("maxItems")
+    if item_check is None and min_items is None and max_items is None:
+        return None
+
+    def array_check(value: Any) -> bool:
+        if (_KINDS.get(type(value)) or _kind(value)) != _ARRAY:
+            return True
+        if min_items is not None and len(value) < min_items:
+            return False
+        if max_items is not None and len(value) > max_items:
+            return False
+        if item_check is not None:
+            for item in value:
+                if not item_check(item):
+                    return False
+        return True
+
+    return array_check
+
+
+# -- strings and numbers --------------------------------------------------------------
+
+
+def _string_check(schema: Mapping[str, Any]) -> Check | None:
+    min_length = schema.get("minLength")
+    max_length = schema.get("maxLength")
+    pattern = schema.get("pattern")
+    if pattern is not None:
+        re.compile(pattern)  # an invalid pattern is jsonschema's to report
+    if min_length is None and max_length is None and pattern is None:
+        return None
+
+    def string_check(value: Any) -> bool:
+        if (_KINDS.get(type(value)) or _kind(value)) != _STRING:
+            return True
+        if min_length is not None and len(value) < min_length:
+            return False
+        if max_length is not None and len(value) > max_length:
+            return False
+        # jsonschema calls re.search with the pattern text (re caches it).
+        return pattern is None or re.search(pattern, value) is not None
+
+    return string_check
+
+
+def _number_check(schema: Mapping[str, Any]) -> Check | None:
+    bounds = [
+        (schema[name], name)
+        for name in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
+        if name in schema
+    ]
+    if not bounds:
+        return None
+    minimum = schema.get("minimum")
+    maximum = schema.get("maximum")
+    exclusive_minimum = schema.get("exclusiveMinimum")
+    exclusive_maximum = schema.get("exclusiveMaximum")
+
+    def number_check(value: Any) -> bool:
+        if (_KINDS.get(type(value)) or _kind(value)) not in (_INT, _FLOAT):
+            return True
+        # The same comparisons as jsonschema, so NaN passes as it does there.
+        if minimum is not None and value < minimum:
+            return False
+        if maximum is not None and value > maximum:
+            return False
+        if exclusive_minimum is not None and value <= exclusive_minimum:
+            return False
+        return not (exclusive_maximum is not None and value >= exclusive_maximum)
+
+    return number_check
+
+
+# -- combinators ----------------------------------------------------------------------
+
+
+def _combinator_checks(schema: Mapping[str, Any]) -> list[Check]:
+    checks: list[Check] = []
+    if "allOf" in schema:
+        all_of = tuple(_compile(sub) for sub in schema["allOf"])
+
+        def all_of_check(value: Any) -> bool:
+            return all(check(value) for check in all_of)
+
+        checks.append(all_of_check)
+    if "anyOf" in schema:
+        any_of = tuple(_compile(sub) for sub in schema["anyOf"])
+
+        def any_of_check(value: Any) -> bool:
+            return any(check(value) for check in any_of)
+
+        checks.append(any_of_check)
+    if "oneOf" in schema:
+        one_of = tuple(_compile(sub) for sub in schema["oneOf"])
+
+        def one_of_check(value: Any) -> bool:
+            matched = False
+            for check in one_of:
+                if check(value):
+                    if matched:
+                        return False
+                    matched = True
+            return matched
+
+        checks.append(one_of_check)
+    if "not" in schema:
+        negated = _compile(schema["not"])
+
+        def not_check(value: Any) -> bool:
+            return not negated(value)
+
+        checks.append(not_check)
+    return checks

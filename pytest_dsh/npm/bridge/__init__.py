@@ -1,0 +1,48 @@
+"""The Node bridge, seen from Python: the process that runs an npm build in
+the real DSH host services, and the driver that speaks to it.
+
+* :mod:`~pytest_dsh.npm.bridge.process`: finding Node and the bridge, starting,
+  pooling and stopping bridge processes, one JSON request at a time;
+* :mod:`~pytest_dsh.npm.bridge.driver`: :class:`BridgeHostDriver` and
+  :class:`BridgeAgentDriver`, the driver API (:mod:`pytest_dsh.driving.api`)
+  over those requests;
+* :mod:`~pytest_dsh.npm.bridge.json_text`: arguments as the JSON text a model sends.
+
+The JavaScript side is the ``bridge/`` folder of a checkout (``pytest_dsh/_bridge``
+in the wheel). Nothing here knows which packages it runs: the official build
+is one :class:`~pytest_dsh.npm.NodeImplementation` among others.
+"""
+
+from __future__ import annotations
+
+from pytest_dsh.npm.bridge.driver import (
+    BridgeAgentDriver,
+    BridgeHostDriver,
+    BridgeOperationError,
+)
+from pytest_dsh.npm.bridge.process import (
+    BridgeCrashedError,
+    BridgeProcess,
+    BridgeUnavailableError,
+    acquire_process,
+    bridge_timings,
+    checked_node,
+    locate_bridge,
+    locate_node,
+    release_process,
+)
+
+__all__ = [
+    "BridgeAgentDriver",
+    "BridgeCrashedError",
+    "BridgeHostDriver",
+    "BridgeOperationError",
+    "BridgeProcess",
+    "BridgeUnavailableError",
+    "acquire_process",
+    "bridge_timings",
+    "checked_node",
+    "locate_bridge",
+    "locate_node",
+    "release_process",
+]

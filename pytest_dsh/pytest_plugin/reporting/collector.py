@@ -1,0 +1,112 @@
+"""Collects each test's outcome during a run against an implementation, then
+gives the verdict: it sets the exit status, writes the requested reports and
+prints a short summary after pytest's own."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+from collections.abc import Callable, Mapping
+from typing import Any, final
+
+import pytest
+
+from pytest_dsh.pytest_plugin.reporting.document import RunInfo, build_document, not_collected
+from pytest_dsh.pytest_plugin.reporting.first_screen import first_screen_lines
+from pytest_dsh.pytest_plugin.reporting.host_limit_rows import host_limit_line, host_limited
+from pytest_dsh.pytest_plugin.reporting.html import render_html
+from pytest_dsh.pytest_plugin.reporting.markdown import render_markdown
+from pytest_dsh.pytest_plugin.reporting.results import TestResult, collection_message
+from pytest_dsh.pytest_plugin.reporting.summary import overall_line, stop_line, verdict_lines
+from pytest_dsh.pytest_plugin.reporting.verdicts import word
+
+__all__ = ["ReportCollector", "write_reports"]
+
+#: How the terminal marks the verdict, by its tone (pytest_dsh.pytest_plugin.reporting.verdicts).
+_MARKUP: Mapping[str, Mapping[str, bool]] = {
+    "good": {"green": True},
+    "known": {"yellow": True},
+    "halt": {"yellow": True},
+}
+
+_RENDERERS: Mapping[str, Callable[[Mapping[str, Any]], str]] = {
+    ".html": render_html,
+    ".md": render_markdown,
+    ".json": lambda document: json.dumps(document, indent=1, ensure_ascii=False) + "\n",
+}
+
+
+def write_reports(document: Mapping[str, Any], target: pathlib.Path) -> list[pathlib.Path]:
+    """Write ``target`` in the format its suffix names (``.html``, ``.md``,
+    ``.json``), or, for any other path, a folder holding ``report.html``,
+    ``report.json`` and ``report.md``."""
+    if target.suffix in _RENDERERS:
+        paths = [target]
+    else:
+        paths = [target / f"report{suffix}" for suffix in (".html", ".json", ".md")]
+    for path in paths:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(_RENDERERS[path.suffix](document), encoding="utf-8")
+    return paths
+
+
+@final
+class ReportCollector:
+    """Registered by the plugin when an implementation is under test."""
+
+    def __init__(self, info: Callable[[], RunInfo], report: pathlib.Path | None) -> None:
+        self._info = info
+        self._report = report
+        self.results: dict[str, TestResult] = {}
+        #: Modules (or other collectors) that failed to collect: node id -> message.
+        self.collection_errors: dict[str, str] = {}
+        self.document: dict[str, Any] | None = None
+        self.written: list[pathlib.Path] = []
+
+    def add(self, result: TestResult) -> None:
+        self.results[result.nodeid] = result
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        result = self.results.get(report.nodeid)
+        if result is not None:
+            result.record(report)
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        # Part of the suite never ran: the verdict must say so, whether the run
+        # stopped there or went on (--continue-on-collection-errors). Under
+        # xdist each worker's failure reaches the controller: keep one.
+        if report.failed and report.nodeid not in self.collection_errors:
+            self.collection_errors[report.nodeid] = collection_message(report)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        if session.config.option.collectonly:
+            return  # nothing was meant to run: no verdict
+        self.document = build_document(
+            self._info(), list(self.results.values()), exitstatus, self.collection_errors
+        )
+        session.exitstatus = self.document["verdict"]["exit_status"]
+        if self._report is not None:
+            self.written = write_reports(self.document, self._report)
+
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        document = self.document
+        if document is None:
+            return
+        markup = _MARKUP.get(word(document["verdict"]["overall"]).tone, {"red": True})
+        terminalreporter.section("dsh conformance", sep="-", bold=True)
+        for line in verdict_lines(document):
+            terminalreporter.line(line)
+        for label, _ in not_collected(document):
+            terminalreporter.line(f"not collected: {label}", red=True)
+        for line in first_screen_lines(document):
+            terminalreporter.line(line)
+        limits = host_limit_line(host_limited(document))
+        if limits is not None:
+            terminalreporter.line(limits, blue=True)
+        for path in self.written:
+            terminalreporter.line(f"report: {path}")
+        stopped = stop_line(document)
+        if stopped is not None:
+            terminalreporter.line(stopped, red=True)
+        terminalreporter.line(f"verdict: {overall_line(document)}", bold=True, **markup)

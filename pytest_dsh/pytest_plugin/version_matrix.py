@@ -1,0 +1,542 @@
+"""The version matrix: the conformance suite over every published version of
+the official plugins, on every DSH host profile, as one table.
+
+``python -m pytest_dsh.pytest_plugin.version_matrix --out DIR`` asks the npm registry for the
+published versions of ``@deepseek-ai/dsh-schedule`` and
+``@deepseek-ai/dsh-time-context``, runs the suite once per *cell* (one package
+version on one host profile, ``--dsh-impl=npm``, its role alone) and writes
+``DIR/version-matrix.json``, ``.html`` and ``.md``: README sections x
+requirement levels x cells, with pass / fail / known / host-limit counts, and
+the tests that flip between neighbouring versions and neighbouring hosts.
+
+A cell is a whole suite run (about a minute), so each is kept in the cell
+cache (``--cells DIR``, default ``DIR/cells``) as soon as it ends: a later
+call runs only the cells that are missing (``--rerun`` runs them all again).
+A package version whose peer dependencies exclude a host cannot be installed
+there; that cell says so instead of counting anything. docs/version-matrix.md
+shows a real run and what it says.
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import itertools
+import json
+import re
+import subprocess
+import sys
+import time
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+__all__ = [
+    "CATEGORIES",
+    "FORMAT",
+    "PACKAGES",
+    "Cell",
+    "CellResult",
+    "build_table",
+    "categorise",
+    "main",
+    "published_versions",
+    "render_html",
+    "render_markdown",
+    "run_cells",
+    "version_key",
+]
+
+FORMAT: Final = "dsh-version-matrix/1"
+#: The official plugins, by the role they fill.
+PACKAGES: Final[Mapping[str, str]] = {
+    "schedule": "@deepseek-ai/dsh-schedule",
+    "time-context": "@deepseek-ai/dsh-time-context",
+}
+#: What a cell counts per README section and level, in table order:
+#: ``known`` is a failure the official build's expectations list
+#: (docs/deviations.md); ``host limit`` a test the host decides
+#: (docs/host-limits.md), ``lifted`` one of those that passed anyway.
+CATEGORIES: Final = ("pass", "fail", "known", "host limit", "lifted", "skipped")
+#: The status of a cell that could not be installed on its host.
+CANNOT_INSTALL: Final = "cannot install"
+#: Budgets of one cell's run: a version that never settles costs seconds, not minutes.
+_CELL_OPTIONS: Final = ("--dsh-wall-budget=20", "--dsh-max-runaways=5")
+_PEER_PROBLEM = re.compile(r"incompatible peer version|ERESOLVE")
+
+
+def version_key(version: str) -> tuple[Any, ...]:
+    """Semantic-version order: ``0.0.1-rc.3 < 0.1.0-rc.1 < 0.1.0-rc.8 < 0.1.0``."""
+    core, _, pre = version.partition("-")
+    numbers = tuple(int(part) if part.isdigit() else 0 for part in core.split("."))
+    if not pre:
+        return (numbers, 1, ())
+    ids = tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in pre.split("."))
+    return (numbers, 0, ids)
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    """One package version of one role on one DSH host profile."""
+
+    role: str
+    version: str
+    host: str
+
+    @property
+    def key(self) -> str:
+        return f"{self.role}@{self.version} on {self.host}"
+
+    @property
+    def folder_name(self) -> str:
+        return f"{self.role}-{self.version}-host-{self.host}"
+
+    @property
+    def package(self) -> str:
+        return f"{PACKAGES[self.role]}@{self.version}"
+
+
+@dataclass(frozen=True, slots=True)
+class CellResult:
+    """How a cell ended: ``ran`` with its report document, or
+    ``cannot install`` / ``no report`` with the reason."""
+
+    cell: Cell
+    status: str
+    message: str
+    exit_status: int | None
+    seconds: float
+    document: Mapping[str, Any] | None
+
+
+def published_versions(package: str, npm: str = "npm") -> list[str]:
+    """Every version of ``package`` the registry lists, oldest first."""
+    done = subprocess.run(
+        [npm, "view", package, "versions", "--json"],
+        capture_output=True, text=True, check=True, timeout=300,
+    )
+    found = json.loads(done.stdout)
+    versions = [found] if isinstance(found, str) else [str(v) for v in found]
+    return sorted(versions, key=version_key)
+
+
+# -- running cells ---------------------------------------------------------
+
+#: Runs one cell: (cell, report path) -> (exit status, output).
+Runner = Callable[[Cell, Path], tuple[int, str]]
+
+
+def suite_runner(extra: Sequence[str] = ()) -> Runner:
+    """A runner that starts ``python -m pytest`` on the installed suite."""
+
+    def run(cell: Cell, report: Path) -> tuple[int, str]:
+        command = [
+            sys.executable, "-m", "pytest", "--pyargs", "dsh_conformance", "-q",
+            "-p", "no:cacheprovider", "-p", "no:randomly",
+            "--dsh-impl=npm", f"--dsh-npm={cell.role}={cell.package}",
+            f"--dsh-host={cell.host}", f"--dsh-report={report}", *_CELL_OPTIONS, *extra,
+        ]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=3600)
+        return done.returncode, done.stdout + done.stderr
+
+    return run
+
+
+def _result_of(cell: Cell, folder: Path) -> CellResult | None:
+    stored = folder / "cell.json"
+    if not stored.is_file():
+        return None
+    data = json.loads(stored.read_text("utf-8"))
+    report = folder / "report.json"
+    document = json.loads(report.read_text("utf-8")) if report.is_file() else None
+    return CellResult(
+        cell, str(data["status"]), str(data["message"]), data.get("exit_status"),
+        float(data.get("seconds", 0.0)), document,
+    )
+
+
+def run_cell(
+    cell: Cell, cells_dir: Path, runner: Runner, *,
+    rerun: bool = False, clock: Callable[[], float] = time.monotonic,
+) -> CellResult:
+    """The cell's result from the cache, or from a run stored there first."""
+    folder = cells_dir / cell.folder_name
+    if not rerun:
+        cached = _result_of(cell, folder)
+        if cached is not None:
+            return cached
+    folder.mkdir(parents=True, exist_ok=True)
+    report = folder / "report.json"
+    report.unlink(missing_ok=True)
+    started = clock()
+    status, output = runner(cell, report)
+    seconds = clock() - started
+    if report.is_file():
+        state, message = "ran", f"exit status {status}"
+    elif _PEER_PROBLEM.search(output):
+        # The refusal and the lines of npm's that follow it (which peer, which range).
+        lines = [line.strip() for line in output.splitlines() if line.strip()]
+        first = next(i for i, line in enumerate(lines) if _PEER_PROBLEM.search(line))
+        state, message = CANNOT_INSTALL, " / ".join(lines[first:first + 4])
+    else:
+        tail = [line for line in output.splitlines() if line.strip()][-3:]
+        state, message = "no report", " / ".join(tail) or f"exit status {status}"
+    # Written last: a cell killed mid-run has no cell.json and runs again.
+    (folder / "cell.json").write_text(
+        json.dumps({"cell": cell.key, "status": state, "message": message[:500],
+                    "exit_status": status, "seconds": round(seconds, 1)}, indent=1) + "\n",
+        "utf-8",
+    )
+    found = _result_of(cell, folder)
+    assert found is not None
+    return found
+
+
+def run_cells(
+    cells: Iterable[Cell], cells_dir: Path, runner: Runner, *,
+    rerun: bool = False, progress: Callable[[str], None] = print,
+) -> list[CellResult]:
+    results = []
+    for cell in cells:
+        result = run_cell(cell, cells_dir, runner, rerun=rerun)
+        progress(f"{cell.key}: {result.status} ({result.message}, {result.seconds:.0f} s)")
+        results.append(result)
+    return results
+
+
+# -- the table -------------------------------------------------------------
+
+
+def categorise(test: Mapping[str, Any], known: Iterable[str] | Mapping[str, Any]) -> str | None:
+    """A report row's table category; ``None`` for rows the table leaves out
+    (tests of the role not under test are skipped in every cell)."""
+    outcome = test["outcome"]
+    if outcome == "passed":
+        return "pass"
+    if outcome == "host limit":
+        return "host limit"
+    if outcome == "host limit lifted":
+        return "lifted"
+    if outcome == "skipped":
+        return "skipped"
+    if outcome in ("failed", "error", "xpassed", "xfailed", "not run"):
+        return "known" if test["id"] in known else "fail"
+    return None
+
+
+def _sections_of(document: Mapping[str, Any], role: str) -> dict[str, list[str]]:
+    """README section title -> the test ids that check one of its sentences,
+    for the role's plugin, in README order."""
+    sections: dict[str, list[str]] = {}
+    for section in document.get("sections", []):
+        if section["plugin"] != role:
+            continue
+        ids = sections.setdefault(section["title"], [])
+        for sentence in section["sentences"]:
+            ids.extend(t for t in sentence["tests"] if t not in ids)
+    return sections
+
+
+def _cell_entry(result: CellResult, known: Mapping[str, Any]) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "role": result.cell.role,
+        "version": result.cell.version,
+        "host": result.cell.host,
+        "status": result.status,
+        "message": result.message,
+        "seconds": round(result.seconds),
+    }
+    document = result.document
+    if document is None:
+        return entry
+    tests = {t["id"]: t for t in document["tests"]}
+    mine = {i: t for i, t in tests.items() if t["plugin"] in (result.cell.role, "general")}
+    totals: dict[str, Counter[str]] = defaultdict(Counter)
+    for test in mine.values():
+        category = categorise(test, known)
+        if category is not None:
+            totals[test["level"]][category] += 1
+    sections: dict[str, dict[str, dict[str, int]]] = {}
+    for title, ids in _sections_of(document, result.cell.role).items():
+        by_level: dict[str, Counter[str]] = defaultdict(Counter)
+        for test_id in ids:
+            test = tests.get(test_id)
+            if test is None:
+                continue
+            category = categorise(test, known)
+            if category is not None and category != "skipped":
+                by_level[test["level"]][category] += 1
+        sections[title] = {level: dict(c) for level, c in sorted(by_level.items())}
+    entry["verdict"] = document["verdict"]["overall"]
+    entry["totals"] = {level: dict(c) for level, c in sorted(totals.items())}
+    entry["sections"] = sections
+    entry["outcomes"] = {i: categorise(t, known) for i, t in sorted(mine.items())}
+    return entry
+
+
+def _state(category: str | None) -> str | None:
+    if category in ("pass", "lifted"):
+        return "pass"
+    if category in ("fail", "known", "host limit"):
+        return "fail"
+    return category
+
+
+def _flips(before: Mapping[str, Any], after: Mapping[str, Any], axis: str) -> dict[str, Any]:
+    old, new = before["outcomes"], after["outcomes"]
+    # A flip changes whether the test passes (or runs): a known failure that
+    # became a host limit is the same behaviour, classified anew.
+    changed = {
+        test_id: [old.get(test_id), new.get(test_id)]
+        for test_id in sorted(set(old) | set(new))
+        if _state(old.get(test_id)) != _state(new.get(test_id))
+    }
+    return {
+        "axis": axis,
+        "role": after["role"],
+        "from": {"version": before["version"], "host": before["host"]},
+        "to": {"version": after["version"], "host": after["host"]},
+        "count": len(changed),
+        "tests": changed,
+    }
+
+
+def _ran_only(entries: Iterable[Mapping[str, Any] | None]) -> list[Mapping[str, Any]]:
+    return [entry for entry in entries if entry is not None and "outcomes" in entry]
+
+
+def build_table(
+    results: Sequence[CellResult],
+    known: Mapping[str, Any],
+    hosts: Sequence[str],
+    *, keep_outcomes: bool = False,
+) -> dict[str, Any]:
+    """The matrix document from cell results: cells with counts per README
+    section and level, and the tests that flip between each pair of
+    neighbouring versions (same role and host) and neighbouring hosts (same
+    version). ``known`` maps test ids to the official build's expectations."""
+    entries = {r.cell.key: _cell_entry(r, known) for r in results}
+    roles: dict[str, list[str]] = defaultdict(list)
+    for result in results:
+        if result.cell.version not in roles[result.cell.role]:
+            roles[result.cell.role].append(result.cell.version)
+    for versions in roles.values():
+        versions.sort(key=version_key)
+    flips: list[dict[str, Any]] = []
+    for role, versions in roles.items():
+        # Neighbours are the nearest cells that ran: one that could not
+        # install is stepped over.
+        for host in hosts:
+            row = _ran_only(entries.get(Cell(role, v, host).key) for v in versions)
+            flips += [_flips(a, b, "version") for a, b in itertools.pairwise(row)]
+        for version in versions:
+            column = _ran_only(entries.get(Cell(role, version, h).key) for h in hosts)
+            flips += [_flips(a, b, "host") for a, b in itertools.pairwise(column)]
+    if not keep_outcomes:
+        for entry in entries.values():
+            entry.pop("outcomes", None)
+    return {
+        "format": FORMAT,
+        "categories": list(CATEGORIES),
+        "hosts": list(hosts),
+        "packages": {role: {"name": PACKAGES.get(role, role), "versions": v}
+                     for role, v in roles.items()},
+        "cells": entries,
+        "flips": flips,
+    }
+
+
+# -- renderings ------------------------------------------------------------
+
+
+def _short(counts: Mapping[str, int] | None) -> str:
+    if not counts:
+        return "-"
+    marks = {"pass": "", "fail": "F", "known": "K", "host limit": "H", "lifted": "L"}
+    total = sum(counts.get(c, 0) for c in marks)
+    parts = [f"{counts.get('pass', 0)}/{total}"]
+    parts += [f"{counts[c]}{m}" for c, m in marks.items() if m and counts.get(c)]
+    return " ".join(parts)
+
+
+def _columns(table: Mapping[str, Any], role: str) -> list[Mapping[str, Any]]:
+    versions = table["packages"][role]["versions"]
+    return [
+        table["cells"][key]
+        for version in versions for host in table["hosts"]
+        if (key := Cell(role, version, host).key) in table["cells"]
+    ]
+
+
+def _rows(columns: Sequence[Mapping[str, Any]]) -> list[tuple[str, str]]:
+    rows: list[tuple[str, str]] = []
+    for column in columns:
+        for title, levels in column.get("sections", {}).items():
+            for level in levels:
+                if (title, level) not in rows:
+                    rows.append((title, level))
+    order = {"readme": 0, "compat": 1}
+    titles = list(dict.fromkeys(title for title, _ in rows))
+    return sorted(rows, key=lambda r: (titles.index(r[0]), order.get(r[1], 2)))
+
+
+def render_markdown(table: Mapping[str, Any]) -> str:
+    """One table per role: README section and level x cells; cell text is
+    ``passed/total`` then ``nF`` failed, ``nK`` known, ``nH`` host limit,
+    ``nL`` host limit lifted."""
+    lines: list[str] = []
+    for role in table["packages"]:
+        columns = _columns(table, role)
+        if not columns:
+            continue
+        lines += ["", f"### {table['packages'][role]['name']}", ""]
+        head = [f"{c['version']} on {c['host']}" for c in columns]
+        lines += ["| README section | level | " + " | ".join(head) + " |",
+                  "|---|---|" + "---|" * len(columns)]
+        status = [
+            c.get("verdict", c["status"]) if c["status"] == "ran" else f"**{c['status']}**"
+            for c in columns
+        ]
+        lines.append("| **verdict** | | " + " | ".join(status) + " |")
+        for level in ("readme", "compat"):
+            cells = [_short(c.get("totals", {}).get(level)) for c in columns]
+            lines.append(f"| **all tests** | {level} | " + " | ".join(cells) + " |")
+        for title, level in _rows(columns):
+            cells = [_short(c.get("sections", {}).get(title, {}).get(level)) for c in columns]
+            lines.append(f"| {title} | {level} | " + " | ".join(cells) + " |")
+    flips = [f for f in table["flips"] if f["count"]]
+    lines += ["", "### Tests that flip between neighbours", ""]
+    if not flips:
+        lines.append("None.")
+    for flip in flips:
+        a, b = flip["from"], flip["to"]
+        lines.append(
+            f"- {flip['role']} {a['version']} on {a['host']} → {b['version']} on {b['host']}: "
+            f"{flip['count']} tests"
+        )
+    return "\n".join(lines).lstrip("\n") + "\n"
+
+
+_HTML_CSS = """
+body{font-family:system-ui,sans-serif;margin:1rem auto;max-width:90rem;padding:0 1rem;color:#1b1f24}
+table{border-collapse:collapse;margin:.5rem 0}th,td{border:1px solid #d0d7de;padding:.25rem .5rem}
+th{background:#f6f8fa;font-size:.85rem}td.c{text-align:center;font-family:monospace;white-space:nowrap}
+.all{background:#dafbe1}.some{background:#fff8c5}.none{background:#ffebe9}.na{background:#eaeef2}
+code{font-size:.8rem}details{margin:.4rem 0}
+"""
+
+
+def _tone(counts: Mapping[str, int] | None) -> str:
+    if not counts:
+        return "na"
+    if counts.get("fail"):
+        return "none" if not counts.get("pass") else "some"
+    return "all" if not counts.get("known") else "some"
+
+
+def render_html(table: Mapping[str, Any]) -> str:
+    """The matrix as one self-contained page, in the manner of wpt.fyi."""
+    esc = html.escape
+    out = ["<!doctype html><html lang=en><meta charset=utf-8>",
+           "<title>DSH plugin version matrix</title>", f"<style>{_HTML_CSS}</style>",
+           "<h1>DSH plugin version matrix</h1>",
+           "<p>Cells: passed/total, then F failed, K known (the official build's listed "
+           "failures), H host limit, L host limit lifted. Hosts are DSH host profiles.</p>"]
+    for role in table["packages"]:
+        columns = _columns(table, role)
+        if not columns:
+            continue
+        out.append(f"<h2>{esc(table['packages'][role]['name'])}</h2><table><tr>"
+                   "<th>README section</th><th>level</th>")
+        out += [f"<th>{esc(c['version'])}<br>on {esc(c['host'])}</th>" for c in columns]
+        out.append("</tr><tr><th>verdict</th><th></th>")
+        for c in columns:
+            # A cell that did not run names why on hover: npm's lines are long.
+            text = c.get("verdict", "") if c["status"] == "ran" else c["status"]
+            out.append(f"<td class=c title='{esc(c['message'])}'>{esc(text)}</td>")
+        out.append("</tr>")
+        rows = [("all tests", level, [c.get("totals", {}).get(level) for c in columns])
+                for level in ("readme", "compat")]
+        rows += [(title, level, [c.get("sections", {}).get(title, {}).get(level) for c in columns])
+                 for title, level in _rows(columns)]
+        for title, level, counts in rows:
+            out.append(f"<tr><td>{esc(title)}</td><td>{esc(level)}</td>")
+            out += [f"<td class='c {_tone(n)}'>{esc(_short(n))}</td>" for n in counts]
+            out.append("</tr>")
+        out.append("</table>")
+        out += [
+            f"<p><b>{esc(c['version'])} on {esc(c['host'])}: {esc(c['status'])}</b>: "
+            f"{esc(c['message'])}</p>"
+            for c in columns if c["status"] != "ran"
+        ]
+    out.append("<h2>Tests that flip between neighbours</h2>")
+    for flip in table["flips"]:
+        a, b = flip["from"], flip["to"]
+        out.append(f"<details><summary>{esc(flip['role'])} {esc(a['version'])} on "
+                   f"{esc(a['host'])} → {esc(b['version'])} on {esc(b['host'])}: "
+                   f"{flip['count']} tests</summary><table><tr><th>test</th><th>before</th>"
+                   "<th>after</th></tr>")
+        out += [
+            f"<tr><td><code>{esc(t)}</code></td><td>{esc(str(o))}</td><td>{esc(str(n))}</td></tr>"
+            for t, (o, n) in flip["tests"].items()
+        ]
+        out.append("</table></details>")
+    return "\n".join(out) + "\n"
+
+
+# -- command ---------------------------------------------------------------
+
+
+def _official_known() -> dict[str, Any]:
+    from pytest_dsh.official import load_expectations
+
+    return dict(load_expectations())
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from pytest_dsh.npm.hosts import HOST_PROFILES
+
+    parser = argparse.ArgumentParser(
+        prog="python -m pytest_dsh.pytest_plugin.version_matrix",
+        description="Run the conformance suite over every published version of the official "
+        "DSH plugins on every DSH host profile, and write the table.",
+    )
+    parser.add_argument("--out", type=Path, default=Path("version-matrix"),
+                        help="folder for version-matrix.json, .html and .md")
+    parser.add_argument("--cells", type=Path, default=None,
+                        help="the cell cache (default OUT/cells): finished cells are reused")
+    parser.add_argument("--host", action="append", dest="hosts", metavar="VERSION",
+                        help="a DSH host profile (repeatable; default every profile)")
+    parser.add_argument("--role", action="append", dest="roles", choices=sorted(PACKAGES),
+                        help="a plugin role (repeatable; default both)")
+    parser.add_argument("--version", action="append", dest="versions", metavar="VERSION",
+                        help="only these package versions (default every published one)")
+    parser.add_argument("--rerun", action="store_true", help="run cached cells again")
+    parser.add_argument("--npm", default="npm", help="the npm command (default npm)")
+    args = parser.parse_args(argv)
+    hosts = sorted(args.hosts or HOST_PROFILES, key=version_key)
+    unknown = [h for h in hosts if h not in HOST_PROFILES]
+    if unknown:
+        parser.error(f"no DSH host profile {', '.join(unknown)}; known: {', '.join(HOST_PROFILES)}")
+    cells = [
+        Cell(role, version, host)
+        for role in (args.roles or list(PACKAGES))
+        for version in published_versions(PACKAGES[role], args.npm)
+        if not args.versions or version in args.versions
+        for host in hosts
+    ]
+    cells_dir = args.cells or args.out / "cells"
+    results = run_cells(cells, cells_dir, suite_runner(), rerun=args.rerun)
+    table = build_table(results, _official_known(), hosts)
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "version-matrix.json").write_text(json.dumps(table, indent=1) + "\n", "utf-8")
+    (args.out / "version-matrix.html").write_text(render_html(table), "utf-8")
+    (args.out / "version-matrix.md").write_text(render_markdown(table), "utf-8")
+    print(f"wrote {args.out / 'version-matrix.json'}, .html, .md ({len(results)} cells)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
