@@ -29,14 +29,19 @@ HEAVY = ("pytest", "_pytest", "hypothesis", "time_machine", "pytest_dsh.fake_hos
     ],
 )
 def test_importing_pulls_in_no_test_machinery(module):
+    assert _loaded_by(module, HEAVY) == []
+
+
+def _loaded_by(module, watched):
+    """Which of ``watched`` a fresh interpreter has loaded after importing ``module``."""
     code = (
         f"import json, sys, {module}\n"
-        f"print(json.dumps([m for m in {list(HEAVY)!r} if m in sys.modules]))\n"
+        f"print(json.dumps([m for m in {list(watched)!r} if m in sys.modules]))\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
-    assert json.loads(done.stdout) == []
+    return json.loads(done.stdout)
 
 
 def test_public_names_still_resolve_on_first_use():
@@ -58,11 +63,4 @@ def test_the_driver_api_loads_neither_host(module):
     """Tests talk to the driver API; which host answers is the implementation's
     choice, so the API itself loads neither the fake host nor the bridge."""
     hosts = ("pytest", "pytest_dsh.fake_host", "pytest_dsh.npm", "pytest_dsh.official")
-    code = (
-        f"import json, sys, {module}\n"
-        f"print(json.dumps([m for m in {list(hosts)!r} if m in sys.modules]))\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    )
-    assert json.loads(done.stdout) == []
+    assert _loaded_by(module, hosts) == []
