@@ -365,7 +365,11 @@ class RunawayStop:
             raise session.Failed(self.reason) from None
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
-        if self.reason is not None:
+        # A run against an implementation says it beside its verdict (the
+        # report's stop line); this line is for runs without one.
+        if self.reason is not None and not terminalreporter.config.pluginmanager.has_plugin(
+            "dsh-report"
+        ):
             terminalreporter.line(
                 f"dsh: {self.reason} (--dsh-max-runaways {self.limit}); the tests after "
                 "them were not run and count as not run, never passed",

@@ -28,6 +28,14 @@ def _run(impls: pytest.Pytester, *args: str) -> tuple[pytest.RunResult, dict[str
     return result, json.loads((impls.path / "out.json").read_text("utf-8"))
 
 
+def _stop_lines(result: pytest.RunResult) -> list[str]:
+    """The kit's lines about the stop (pytest's own stop bar starts with "!")."""
+    return [
+        line for line in result.stdout.lines
+        if "stopped after" in line and not line.startswith("!")
+    ]
+
+
 def _outcomes(document: dict[str, Any]) -> dict[str, int]:
     counted: dict[str, int] = {}
     for test in document["tests"]:
@@ -41,11 +49,13 @@ def test_the_run_stops_after_three_runaways_by_default(impls: pytest.Pytester) -
     assert _outcomes(document) == {"failed": 3, "not run": 4}
     assert document["verdict"]["overall"] == "does not conform"
     assert document["verdict"]["exit_status"] == 1
-    result.stdout.fnmatch_lines(
-        ["*dsh: stopped after 3 runaways: test_runaways.py::test_runs_away[[]0[]], "
-         "test_runaways.py::test_runs_away[[]1[]], test_runaways.py::test_runs_away[[]2[]] "
-         "(--dsh-max-runaways 3)*"]
+    stop = (
+        "stopped after 3 runaways (--dsh-max-runaways 3): test_runaways.py::test_runs_away[0], "
+        "test_runaways.py::test_runs_away[1], test_runaways.py::test_runs_away[2]; "
+        "4 tests not run, never passed"
     )
+    # Said once by the kit, beside the verdict (beside pytest's own "!" stop bar).
+    assert _stop_lines(result) == [stop]
     assert "verdict: does not conform (exit status 1)" in result.stdout.str()
 
 
@@ -78,4 +88,19 @@ def test_a_parallel_run_stops_too(impls: pytest.Pytester) -> None:
     assert 3 <= outcomes["failed"] <= 4 and outcomes.get("passed", 0) == 0, outcomes
     assert outcomes["not run"] == 7 - outcomes["failed"]
     assert result.ret == 1 and document["verdict"]["exit_status"] == 1
-    assert "dsh: stopped after" in result.stdout.str()
+    assert len(_stop_lines(result)) == 1
+
+
+def test_a_run_without_an_implementation_says_it_stopped(
+    pytester: pytest.Pytester, runaway_tests: Callable[[int], str]
+) -> None:
+    """The fake host's own users (no --dsh-impl, so no conformance report)
+    still learn why the run stopped."""
+    pytester.makepyfile(test_runaways=runaway_tests(3))
+    result = pytester.runpytest("-p", "no:randomly", "--dsh-max-runaways=2")
+    assert result.ret == 1
+    assert _stop_lines(result) == [
+        "dsh: stopped after 2 runaways: test_runaways.py::test_runs_away[0], "
+        "test_runaways.py::test_runs_away[1] (--dsh-max-runaways 2); the tests after them "
+        "were not run and count as not run, never passed"
+    ]
