@@ -300,3 +300,22 @@ def test_per_host_overhead_is_small(open_host, capsys):
             f"per host (reset + load schedule + agent + list + close) {per_host * 1000:.1f} ms"
         )
     assert per_host < 0.5  # generous: a regression to per-test Node start-ups is ~20x
+
+
+def test_a_reply_deeper_than_json_loads_reads_leaves_the_process_usable(host):
+    """An event nested 3,000 deep (deeper than Python's ``json.loads`` reads,
+    shallower than the bridge's ``JSON.stringify`` writes) comes back whole,
+    and the same process answers the next request."""
+    deep: dict[str, object] = {}
+    for _ in range(3_000):
+        deep = {"a": deep}
+    agent = host.create_agent()
+    process = host.process
+    agent.append_event("custom/deep", deep)
+    data = agent.events()[-1]["data"]
+    depth = 0
+    while data:
+        depth, data = depth + 1, data["a"]
+    assert depth == 3_000
+    assert process.alive and host.process is process
+    assert schedule_agent(host).call_tool("schedule_list", {}).value == []

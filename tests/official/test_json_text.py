@@ -1,7 +1,9 @@
-"""The bridge channel's JSON text: what ``JSON.stringify`` writes, at any depth.
+"""The bridge channel's JSON text: what ``JSON.stringify`` writes, and reading
+it back, at any depth.
 
-Kit-internal: a scripted model call travels as the text a model sends, and a
-request too deep for ``json.dumps`` is still written (docs/reliability.md).
+Kit-internal: a scripted model call travels as the text a model sends, a
+request too deep for ``json.dumps`` is still written, and a reply too deep for
+``json.loads`` is still read (docs/reliability.md).
 """
 
 from __future__ import annotations
@@ -11,8 +13,10 @@ import math
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from pytest_dsh.npm.bridge.json_text import stringify
+from pytest_dsh.npm.bridge.json_text import _parse_iteratively, parse, stringify
 
 
 def nested(depth: int) -> dict[str, Any]:
@@ -56,3 +60,50 @@ def test_what_json_cannot_hold_is_refused():
         stringify({"a": {1, 2}, "n": math.nan})
     with pytest.raises(TypeError):
         stringify({1: "x", "n": math.nan})
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text()
+    | st.floats(allow_nan=False, allow_infinity=False),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=30,
+)
+
+
+@given(JSON_VALUES, st.sampled_from([None, 0, 2]), st.booleans())
+def test_the_deep_reader_agrees_with_json_loads_where_both_can_read(value, indent, ascii_only):
+    text = json.dumps(value, indent=indent, ensure_ascii=ascii_only)
+    assert _parse_iteratively(text) == json.loads(text)
+    assert _parse_iteratively(f" \n{text}\t ") == json.loads(text)
+
+
+def test_a_reply_deeper_than_json_loads_reads_is_read() -> None:
+    text = stringify({"ok": True, "result": nested(100_000)})
+    with pytest.raises(RecursionError):
+        json.loads(text)
+    value = parse(text.encode("utf-8"))
+    depth, node = 0, value["result"]
+    while node:
+        depth, node = depth + 1, node["a"]
+    assert depth == 99_999 and value["ok"] is True
+    assert stringify(value) == text
+
+
+def test_deep_arrays_and_every_scalar_are_read() -> None:
+    text = "[" * 5_000 + '1,-2.5e3,"x\\u00e9",true,false,null,{},[],{"k":[NaN]}' + "]" * 5_000
+    value = parse(text)
+    for _ in range(4_999):
+        value = value[0]
+    assert value[:7] == [1, -2500.0, "xé", True, False, None, {}]
+    assert value[7] == [] and math.isnan(value[8]["k"][0])
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "[", "[1,]", "[1 2]", '{"a"}', '{"a":1,}', "{1:2}", "tru", "[]x", '"open', "01"],
+)
+def test_text_json_loads_refuses_the_deep_reader_refuses_too(text: str) -> None:
+    with pytest.raises(ValueError):
+        json.loads(text)
+    with pytest.raises(ValueError):
+        _parse_iteratively(text)

@@ -34,7 +34,7 @@ from pytest_dsh.driving import runaway
 from pytest_dsh.driving.runaway import RunawayError
 from pytest_dsh.errors import ImplementationError
 from pytest_dsh.npm._install import BridgeRuntime
-from pytest_dsh.npm.bridge.json_text import stringify
+from pytest_dsh.npm.bridge.json_text import parse, stringify
 from pytest_dsh.npm.errors import NodeTooOldError
 
 __all__ = [
@@ -292,7 +292,8 @@ class BridgeProcess:
                 )
         line, _, self._buffer = self._buffer.partition(b"\n")
         try:
-            reply = json.loads(line)
+            # A plugin may append or return a value deeper than json.loads reads.
+            reply = parse(line)
         except ValueError:
             raise self._desynchronised(
                 f"the bridge sent a line that is not JSON: {_excerpt(line)}"
