@@ -31,6 +31,7 @@ from pytest_dsh.npm.bridge import (
 from pytest_dsh.official._domain import OfficialDomain, Thrown, official_domain
 from pytest_dsh.official._implementation import (
     IMPLEMENTATION,
+    OFFICIAL_PACKAGE_NAMES,
     OFFICIAL_PACKAGES,
     OFFICIAL_SCHEDULE_VERSION,
     OFFICIAL_TIME_CONTEXT_VERSION,
@@ -40,6 +41,7 @@ from pytest_dsh.official._implementation import (
 __all__ = [
     "IMPLEMENTATION",
     "OFFICIAL_PACKAGES",
+    "OFFICIAL_PACKAGE_NAMES",
     "OFFICIAL_SCHEDULE_VERSION",
     "OFFICIAL_TIME_CONTEXT_VERSION",
     "BridgeAgentDriver",

@@ -21,6 +21,7 @@ from pytest_dsh.npm.expectations import load_expectations as load_expectations_f
 __all__ = [
     "IMPLEMENTATION",
     "OFFICIAL_PACKAGES",
+    "OFFICIAL_PACKAGE_NAMES",
     "OFFICIAL_SCHEDULE_VERSION",
     "OFFICIAL_TIME_CONTEXT_VERSION",
     "Expectation",
@@ -31,9 +32,14 @@ __all__ = [
 OFFICIAL_SCHEDULE_VERSION: Final = "0.1.0-rc.8"
 OFFICIAL_TIME_CONTEXT_VERSION: Final = "0.0.1-rc.1"
 
+#: The official package of each role, by name.
+OFFICIAL_PACKAGE_NAMES: Final = {
+    "schedule": "@deepseek-ai/dsh-schedule",
+    "time-context": "@deepseek-ai/dsh-time-context",
+}
 OFFICIAL_PACKAGES: Final = {
-    "schedule": f"@deepseek-ai/dsh-schedule@{OFFICIAL_SCHEDULE_VERSION}",
-    "time-context": f"@deepseek-ai/dsh-time-context@{OFFICIAL_TIME_CONTEXT_VERSION}",
+    "schedule": f"{OFFICIAL_PACKAGE_NAMES['schedule']}@{OFFICIAL_SCHEDULE_VERSION}",
+    "time-context": f"{OFFICIAL_PACKAGE_NAMES['time-context']}@{OFFICIAL_TIME_CONTEXT_VERSION}",
 }
 
 #: The two-line time-context build declares its peers at ^0.0.1-rc.1 (no

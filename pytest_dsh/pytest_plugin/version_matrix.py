@@ -33,6 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from pytest_dsh.official import OFFICIAL_PACKAGE_NAMES
+
 __all__ = [
     "CATEGORIES",
     "FORMAT",
@@ -51,10 +53,8 @@ __all__ = [
 
 FORMAT: Final = "dsh-version-matrix/1"
 #: The official plugins, by the role they fill.
-PACKAGES: Final[Mapping[str, str]] = {
-    "schedule": "@deepseek-ai/dsh-schedule",
-    "time-context": "@deepseek-ai/dsh-time-context",
-}
+#: The official package of each role (the matrix runs their published versions).
+PACKAGES: Final[Mapping[str, str]] = OFFICIAL_PACKAGE_NAMES
 #: What a cell counts per README section and level, in table order:
 #: ``known`` is a failure the official build's expectations list
 #: (docs/deviations.md); ``host limit`` a test the host decides
