@@ -67,13 +67,17 @@ class PeerMismatch:
     excluded: tuple[tuple[str, str], ...]
     forced_by: str
 
-    def describe(self) -> str:
+    def exclusion(self, *, short_names: bool = False) -> str:
+        """``peer range R of P excludes NAME VERSION, ...``; ``short_names``
+        drops the ``@deepseek-ai/`` scope, as the run header does."""
         hosts = ", ".join(
-            f"{name.removeprefix('@deepseek-ai/')} {version}" for name, version in self.excluded
+            f"{name.removeprefix('@deepseek-ai/') if short_names else name} {version}"
+            for name, version in self.excluded
         )
-        return f"peer range {self.range} of {self.package} excludes {hosts}: run forced by " + (
-            self.forced_by
-        )
+        return f"peer range {self.range} of {self.package} excludes {hosts}"
+
+    def describe(self) -> str:
+        return f"{self.exclusion(short_names=True)}: run forced by {self.forced_by}"
 
 
 def npm_semver(npm: str | None = None) -> Path | None:
@@ -176,11 +180,7 @@ def check_peers(
         return [f"peer ranges not checked against DSH host {profile.version}: {exc}"]
     refused = [mismatch for mismatch in found if not mismatch.forced_by]
     if refused:
-        lines = "\n".join(
-            f"  peer range {m.range} of {m.package} excludes "
-            + ", ".join(f"{name} {version}" for name, version in m.excluded)
-            for m in refused
-        )
+        lines = "\n".join(f"  {mismatch.exclusion()}" for mismatch in refused)
         raise PeerConflictError(
             f"a package under test cannot run on DSH host {profile.version}: a peer "
             f"dependency range excludes it (incompatible peer version):\n{lines}"
