@@ -362,9 +362,10 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
             f"dsh: levels {', '.join(run.levels)}; {len(run.expectations)} known failures "
             f"(from {source})"
         )
-    if host is not None and host_limits(host.version):
+    limits = host_limits(host.version) if host is not None else ()
+    if host is not None and limits:
         lines.append(
-            f"dsh: {len(host_limits(host.version))} host limits of DSH host {host.version}: "
+            f"dsh: {len(limits)} host limits of DSH host {host.version}: "
             "their tests run but are not counted (pytest_dsh/npm/host_limits.json)"
         )
     return lines
