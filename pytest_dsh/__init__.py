@@ -3,8 +3,10 @@
 Public API (pinned by a test so nothing leaks or vanishes by accident):
 
 * the host contract: :mod:`pytest_dsh.contract` (hooks, services, values);
-* the fake host and its driver: :class:`FakeHost`, :class:`HostDriver`,
-  :class:`AgentDriver`, :class:`FaultPlan`, :class:`ModelReply`;
+* the driver API both hosts implement (:mod:`pytest_dsh.driving`):
+  :class:`HostDriver`, :class:`AgentDriver`, :class:`FaultPlan`, :class:`ModelReply`;
+* the fake host: :class:`FakeHost`, :class:`PythonHostDriver`; npm builds:
+  :class:`NodeImplementation`;
 * implementations: :class:`Implementation`, :class:`PythonImplementation`,
   :func:`resolve_implementation`;
 * pinned time-zone data: :func:`pinned_zone`, :data:`TZDATA_VERSION`.

@@ -1,4 +1,4 @@
-"""Errors the fake host and the pytest plugin raise.
+"""The kit's errors, shared by both hosts, the npm path and the pytest plugin.
 
 ::
 

@@ -1,5 +1,6 @@
-"""Read-only JSON values: how the fake host keeps its event log immutable
-without copying it.
+"""Read-only JSON values: how a host keeps its event log immutable without
+copying it (the fake host builds its events with it; the reference reads their
+stored text through :func:`event_text`).
 
 An appended event is a lossless JSON snapshot of what the plugin passed. The
 host used to take it with a JSON round trip per append, serialise it again for

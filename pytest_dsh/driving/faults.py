@@ -1,11 +1,13 @@
-"""The fault plan: how a test makes a host's persistence misbehave.
+"""The fault plan: how a test makes a host's services misbehave.
 
 Both hosts honour it (the fake host in process, the Node bridge through its
-driver): a planned fault makes the Nth flush, append, barrier or zone lookup
-from now fail, hang or detach, and :class:`FlushRecord` is what a host reports
-of each flush. Faults are counted per kind from the moment they are planned
-("the 2nd flush from now"), so a test states intent without knowing how many
-flushes came before.
+driver): a planned fault makes the Nth flush, append, maintenance claim,
+follow-up, clock or event read, background start, follow-up message or zone
+lookup from now fail (a flush may also hang or detach, until the test
+releases it), and :class:`FlushRecord` is what a host reports of each flush.
+Faults are counted per kind from the moment they are planned ("the 2nd flush
+from now"), so a test states intent without knowing how many flushes came
+before.
 """
 
 from __future__ import annotations

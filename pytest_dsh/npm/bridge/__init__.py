@@ -6,7 +6,8 @@ the real DSH host services, and the driver that speaks to it.
 * :mod:`~pytest_dsh.npm.bridge.driver`: :class:`BridgeHostDriver` and
   :class:`BridgeAgentDriver`, the driver API (:mod:`pytest_dsh.driving.api`)
   over those requests;
-* :mod:`~pytest_dsh.npm.bridge.json_text`: arguments as the JSON text a model sends.
+* :mod:`~pytest_dsh.npm.bridge.json_text`: the channel's JSON text at any depth (arguments
+  as a model sends them, replies deeper than ``json.loads`` reads).
 
 The JavaScript side is the ``bridge/`` folder of a checkout (``pytest_dsh/_bridge``
 in the wheel). Nothing here knows which packages it runs: the official build

@@ -69,7 +69,7 @@ PLUGIN_NAMES = ("schedule", "schedule-invariant", "time-context", "time-context-
 
 
 class BridgeOperationError(RuntimeError):
-    """The official host raised something the driver API has no exception for."""
+    """The DSH host (in Node) raised something the driver API has no exception for."""
 
     def __init__(self, failure: NodeFailure) -> None:
         name = failure.details.get("name", failure.kind)
@@ -179,7 +179,7 @@ class _BridgeDisposal(_BridgePending):
 #: Seams the bridge lacks beyond those no host offers (pytest_dsh.driving.seams).
 _BRIDGE_GAPS = {
     "per-event-durability": (
-        "the official persistence writes what a flush hands it; making each append "
+        "DSH's persistence writes what a flush hands it; making each append "
         "durable at once would change the host, not configure it"
     ),
 }
@@ -205,7 +205,8 @@ def _reply_payload(reply: ModelReply) -> dict[str, Any]:
 
 @final
 class BridgeAgentDriver:
-    """An agent of the official host (:class:`~pytest_dsh.driving.api.AgentDriver`)."""
+    """An agent of an npm build on the DSH host packages
+    (:class:`~pytest_dsh.driving.api.AgentDriver`)."""
 
     def __init__(self, host: BridgeHostDriver, info: Mapping[str, Any]) -> None:
         self._host = host
@@ -348,7 +349,8 @@ class BridgeAgentDriver:
 
 @final
 class BridgeHostDriver:
-    """A host of the official build (:class:`~pytest_dsh.driving.api.HostDriver`)."""
+    """A host of an npm build on the DSH host packages
+    (:class:`~pytest_dsh.driving.api.HostDriver`)."""
 
     def __init__(
         self,
@@ -360,7 +362,7 @@ class BridgeHostDriver:
         jsonl_root: str | os.PathLike[str] | None = None,
         runtime: BridgeRuntime,
     ) -> None:
-        """``jsonl_root``: persist sessions with the official JSONL backend
+        """``jsonl_root``: persist sessions with DSH's JSONL backend
         under that folder instead of in memory (needs Node >= 22.15); as on the
         fake host, :meth:`durable_events` then reads the session files.
         ``runtime``: the bridge install and packages to run (an npm implementation's

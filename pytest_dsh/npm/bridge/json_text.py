@@ -1,4 +1,5 @@
-"""JSON text as ``JSON.stringify`` writes it, and read back, for values of any depth.
+"""JSON text both ways on the bridge channel, at any depth: written as
+``JSON.stringify`` writes it, and read back deeper than ``json.loads`` goes.
 
 A model sends a tool call's arguments as text, and the Node host parses that
 text itself. The driver writes the text here, so a scripted call nested deeper

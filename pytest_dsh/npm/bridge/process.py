@@ -129,7 +129,7 @@ def locate_bridge() -> Path:
             None,
         )
         if found is None:
-            raise BridgeUnavailableError(f"the official-build bridge was not found; {_SETUP_HINT}")
+            raise BridgeUnavailableError(f"the Node bridge was not found; {_SETUP_HINT}")
         folder = found
     if not (folder / "node_modules" / "@deepseek-ai" / "dsh-agent-loop").is_dir():
         raise BridgeUnavailableError(f"the bridge at {folder} has no node_modules; {_SETUP_HINT}")

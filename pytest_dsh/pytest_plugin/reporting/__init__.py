@@ -1,12 +1,25 @@
 """Conformance reports: verdicts per requirement level and plugin, and the
 renderings of one JSON document (HTML, Markdown, JSON, terminal summary).
 
-* :mod:`~pytest_dsh.pytest_plugin.reporting.verdicts`: the four verdicts and the exit status;
 * :mod:`~pytest_dsh.pytest_plugin.reporting.results`: one test's outcome and message;
-* :mod:`~pytest_dsh.pytest_plugin.reporting.document`: the ``dsh-conformance-report/1`` document;
+* :mod:`~pytest_dsh.pytest_plugin.reporting.verdicts`: the four verdicts, their words
+  and the exit status;
+* :mod:`~pytest_dsh.pytest_plugin.reporting.causes`: failures grouped by cause;
+* :mod:`~pytest_dsh.pytest_plugin.reporting.behaviours`: the basic behaviours whose
+  probes failed;
+* :mod:`~pytest_dsh.pytest_plugin.reporting.readmes`: which README text was checked;
+* :mod:`~pytest_dsh.pytest_plugin.reporting.document`: the ``dsh-conformance-report/1``
+  document built from all of them;
+* :mod:`~pytest_dsh.pytest_plugin.reporting.summary`,
+  :mod:`~pytest_dsh.pytest_plugin.reporting.first_screen`,
+  :mod:`~pytest_dsh.pytest_plugin.reporting.host_limit_rows`: views every rendering
+  shares (the verdict lines, the first screen, the host-limit rows);
 * :mod:`~pytest_dsh.pytest_plugin.reporting.html`,
   :mod:`~pytest_dsh.pytest_plugin.reporting.markdown`: renderings;
-* :mod:`~pytest_dsh.pytest_plugin.reporting.collector`: the pytest plugin object that ties them.
+* :mod:`~pytest_dsh.pytest_plugin.reporting.collector`: the pytest plugin object that
+  collects each outcome and prints the terminal summary;
+* :mod:`~pytest_dsh.pytest_plugin.reporting.raised`: the requirement named in a failure
+  that is not an assertion.
 """
 
 from __future__ import annotations
