@@ -190,6 +190,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args, report = pytest_arguments(sys.argv[1:] if argv is None else argv)
     import pytest
 
+    from pytest_dsh.pytest_plugin.reporting.summary import overall_line
+
     # pytest's own statuses that end a run before a verdict, with their words.
     from pytest_dsh.pytest_plugin.reporting.verdicts import NO_VERDICT
 
@@ -207,8 +209,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return status
     if summary.is_file() and _written_since(summary, before):
         document = json.loads(summary.read_text("utf-8"))
-        print(f"dsh-conformance: {document['verdict']['overall']} "
-              f"(exit status {document['verdict']['exit_status']})")
+        print(f"dsh-conformance: {overall_line(document)}")
         for name in ("report.html", "report.json", "report.md"):
             print(f"  {report / name}")
     else:
