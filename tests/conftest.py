@@ -28,7 +28,7 @@ def bridge_node() -> Path:
     """The Node runtime of an installed bridge (``npm ci --prefix bridge``).
     Without one a test is skipped with the reason, except under CI, where the
     bridge is part of the set-up and its absence fails the test."""
-    from pytest_dsh.official import BridgeUnavailableError, locate_bridge, locate_node
+    from pytest_dsh.npm.bridge import BridgeUnavailableError, locate_bridge, locate_node
 
     try:
         return locate_node(locate_bridge())

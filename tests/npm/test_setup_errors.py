@@ -14,7 +14,7 @@ import pytest
 
 from pytest_dsh.npm import BridgeRuntime, NodeTooOldError, NotADshPluginError, PackageSpec
 from pytest_dsh.npm._shape import check_packages
-from pytest_dsh.official import checked_node, locate_bridge
+from pytest_dsh.npm.bridge import checked_node, locate_bridge
 
 USAGE_ERROR = 4
 SELECTION = ["--pyargs", "dsh_conformance.schedule.test_management_tools"]

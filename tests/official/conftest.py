@@ -11,12 +11,8 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from pytest_dsh.official import (
-    IMPLEMENTATION,
-    BridgeHostDriver,
-    OfficialDomain,
-    official_domain,
-)
+from pytest_dsh.npm.bridge import BridgeHostDriver
+from pytest_dsh.official import IMPLEMENTATION, OfficialDomain, official_domain
 
 START_MS = 1_767_225_600_000  # 2026-01-01T00:00:00.000Z
 

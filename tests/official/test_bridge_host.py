@@ -14,14 +14,12 @@ import pytest
 
 from pytest_dsh import HostStuckError, PluginLoadError, UnknownPluginError, reply_text
 from pytest_dsh.contract import AppendRejectedError, CompositionError
+from pytest_dsh.npm.bridge import bridge_timings, locate_bridge, locate_node
 from pytest_dsh.npm.bridge.process import node_version
 from pytest_dsh.official import (
     IMPLEMENTATION,
     OFFICIAL_SCHEDULE_VERSION,
     OFFICIAL_TIME_CONTEXT_VERSION,
-    bridge_timings,
-    locate_bridge,
-    locate_node,
 )
 
 START_MS = 1_767_225_600_000  # 2026-01-01T00:00:00.000Z (as in conftest)

@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 
 from dsh_reference.implementation import IMPLEMENTATION as REFERENCE
+from pytest_dsh.npm.bridge import locate_bridge, locate_node
 from pytest_dsh.npm.bridge.driver import BridgeHostDriver
 from pytest_dsh.npm.bridge.process import node_version
 from pytest_dsh.official import IMPLEMENTATION as OFFICIAL
-from pytest_dsh.official import locate_bridge, locate_node
 
 START_MS = 1_767_225_600_000  # 2026-01-01T00:00:00.000Z (as in conftest)
 

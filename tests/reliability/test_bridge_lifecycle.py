@@ -21,13 +21,9 @@ from collections.abc import Iterator
 
 import pytest
 
+from pytest_dsh.npm.bridge import BridgeCrashedError, BridgeProcess, locate_node
 from pytest_dsh.npm.bridge import process as pool
-from pytest_dsh.official import (
-    IMPLEMENTATION,
-    BridgeCrashedError,
-    BridgeProcess,
-    locate_node,
-)
+from pytest_dsh.official import IMPLEMENTATION
 
 from .conftest import START_MS
 
@@ -94,7 +90,8 @@ def test_a_bad_reply_stops_the_process_and_the_next_host_works(pooled, case):
 _CHILD = textwrap.dedent(
     """
     import os, sys
-    from pytest_dsh.official import IMPLEMENTATION, BridgeProcess, locate_node
+    from pytest_dsh.npm.bridge import BridgeProcess, locate_node
+    from pytest_dsh.official import IMPLEMENTATION
     runtime = IMPLEMENTATION.prepare()
     process = BridgeProcess(runtime, locate_node(runtime.folder))
     print(process.pid, flush=True)
