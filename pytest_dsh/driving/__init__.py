@@ -12,6 +12,7 @@ implementation, and the vocabulary both hosts share.
 * :mod:`~pytest_dsh.driving.seams`: the seams a host may lack, and how a test asks for one;
 * :mod:`~pytest_dsh.driving.trace`: the host trace a failing test prints;
 * :mod:`~pytest_dsh.driving.json_limits`: the JSON values a host accepts as arguments;
+* :mod:`~pytest_dsh.driving.jsonl_root`: one writer per JSONL root, on either host;
 * :mod:`~pytest_dsh.driving.runaway`: the per-test budget and the runaway error.
 
 Two hosts implement it: the in-process fake host (:mod:`pytest_dsh.fake_host`)

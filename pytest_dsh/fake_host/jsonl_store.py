@@ -10,12 +10,12 @@ JSON object. Either side can resume a session the other wrote.
 :class:`~pytest_dsh.fake_host.persistence.DurableStore`; a host asks for it with
 ``open_host(..., jsonl_root=PATH)``.
 
-- **One writer per root.** The store takes an exclusive ``flock`` on
-  ``<root>/.pytest-dsh.lock`` (which names the owner's pid) when it is created
-  and keeps it until :meth:`JsonlStore.close`; a second store on the same root,
-  in this process or another, is refused with :class:`StoreLockedError`. The
-  kernel drops the lock when its process dies, so a lock file left by a killed
-  process is stale by construction and the next store takes it over.
+- **One writer per root.** The store takes the root's lock
+  (:mod:`pytest_dsh.driving.jsonl_root`, the same lock a bridge host takes)
+  when it is created and keeps it until :meth:`JsonlStore.close`; a second
+  host on the same root, in this process or another, is refused with
+  :class:`StoreLockedError`. The kernel drops the lock when its process dies,
+  so a lock file left by a killed process is stale by construction.
 - **Sessions never collide.** A new session is created exclusively (hard link
   of a fully written temporary file): an id that already names a session file
   under the root is refused with :class:`SessionExistsError`, never
@@ -42,7 +42,6 @@ Every refusal is a :class:`SessionStoreError` (a
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import weakref
@@ -54,6 +53,7 @@ from typing import Any, Final, final
 from pytest_dsh.contract import SessionEvent, SessionHeader
 from pytest_dsh.contract.frozen_json import event_text
 from pytest_dsh.driving.faults import Durability
+from pytest_dsh.driving.jsonl_root import LOCK_FILE, RootLockedError, RootUnusableError, lock_root
 from pytest_dsh.fake_host.persistence import PersistenceRejectedError
 
 __all__ = [
@@ -70,8 +70,6 @@ __all__ = [
 
 #: The file name inside a session's folder.
 SESSION_FILE: Final = "session.jsonl"
-#: The lock file at the root (a file, so the official backend's listing skips it).
-LOCK_FILE: Final = ".pytest-dsh.lock"
 #: The folder for sessions that belong to no working directory.
 _NO_CWD: Final = "_no-cwd"
 #: A session id is one folder name: at most this many UTF-8 bytes.
@@ -88,12 +86,12 @@ class SessionStoreError(PersistenceRejectedError):
     """The JSONL store refused: see the subclasses (a closed set)."""
 
 
-class StoreRootError(SessionStoreError):
+class StoreRootError(SessionStoreError, RootUnusableError):
     """The root cannot hold sessions (a file, not writable, ...)."""
 
 
-class StoreLockedError(SessionStoreError):
-    """Another store (this process or another) writes under the same root."""
+class StoreLockedError(SessionStoreError, RootLockedError):
+    """Another host (this process or another) writes under the same root."""
 
 
 class SessionIdError(SessionStoreError, ValueError):
@@ -145,26 +143,14 @@ def _line(value: object) -> bytes:
 
 
 def _lock_root(root: Path) -> int:
-    """Create ``root`` if needed and hold its lock; the lock's descriptor."""
-    if root.exists() and not root.is_dir():
-        raise StoreRootError(f"JSONL root {str(root)!r} is not a folder")
+    """Hold the root's lock (:mod:`pytest_dsh.driving.jsonl_root`), its refusals
+    as this store's errors."""
     try:
-        root.mkdir(parents=True, exist_ok=True)
-        descriptor = os.open(root / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
-    except OSError as exc:
-        raise StoreRootError(f"JSONL root {str(root)!r} cannot hold sessions: {exc}") from None
-    try:
-        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        owner = os.pread(descriptor, 64, 0).decode("ascii", "replace").strip() or "unknown"
-        os.close(descriptor)
-        raise StoreLockedError(
-            f"JSONL root {str(root)!r} is in use by another store (pid {owner}); "
-            "one writer per root: close the other host or give each its own root"
-        ) from None
-    os.ftruncate(descriptor, 0)
-    os.pwrite(descriptor, f"{os.getpid()}\n".encode("ascii"), 0)
-    return descriptor
+        return lock_root(root)
+    except RootUnusableError as exc:
+        raise StoreRootError(str(exc)) from None
+    except RootLockedError as exc:
+        raise StoreLockedError(str(exc)) from None
 
 
 @final

@@ -17,7 +17,9 @@ oldest, which releases the oldest hung flush in Node with the same outcome.
 from __future__ import annotations
 
 import os
+import weakref
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any, cast, final
 
 from pytest_dsh.contract import (
@@ -42,6 +44,7 @@ from pytest_dsh.driving.api import (
 )
 from pytest_dsh.driving.faults import FaultPlan, FlushRecord
 from pytest_dsh.driving.json_limits import json_value_problem
+from pytest_dsh.driving.jsonl_root import lock_root
 from pytest_dsh.driving.pending import AgentCounters, PreStepOutcome
 from pytest_dsh.driving.replies import ModelReply
 from pytest_dsh.driving.seams import PLUGIN_INTERNAL, check_seam
@@ -201,6 +204,15 @@ def _reply_payload(reply: ModelReply) -> dict[str, Any]:
             for call in reply.tool_calls
         ]
     return payload
+
+
+#: ``_root_lock`` of a host without a JSONL root.
+_NO_LOCK = -1
+
+
+def _unlock(descriptor: int) -> None:
+    if descriptor != _NO_LOCK:
+        os.close(descriptor)
 
 
 @final
@@ -378,12 +390,17 @@ class BridgeHostDriver:
         self._parked: list[_ParkedFlush] = []
         self._now_ms = start_ms
         self._closed = False
+        root = None if jsonl_root is None else os.fspath(jsonl_root)
+        # The Node process writes the root; this process holds its lock for it,
+        # the same lock the fake host's store takes (one writer per root).
+        self._root_lock = _NO_LOCK if root is None else lock_root(Path(root))
+        self._release_root = weakref.finalize(self, _unlock, self._root_lock)
         self._process: BridgeProcess = acquire_process(runtime)
         try:
-            root = None if jsonl_root is None else os.fspath(jsonl_root)
             self._call("reset", start_ms=start_ms, withhold=sorted(withhold), jsonl_root=root)
         except BaseException:
             release_process(self._process)
+            self._release_root()
             raise
 
     @property
@@ -610,3 +627,4 @@ class BridgeHostDriver:
         finally:
             self._closed = True
             release_process(self._process)
+            self._release_root()
