@@ -148,3 +148,21 @@ def test_the_reference_plugins_import_only_the_contract(path: Path) -> None:
         assert kit == {"pytest_dsh"}
     else:
         assert {_room(imported) for imported in kit} <= {"contract"}, kit
+
+
+CONFORMANCE = Path(__import__("dsh_conformance").__file__).parent
+
+
+@pytest.mark.parametrize(
+    "path", sorted(CONFORMANCE.rglob("*.py")), ids=lambda p: str(p.relative_to(CONFORMANCE))
+)
+def test_the_suite_talks_to_the_driver_api_never_to_a_host(path: Path) -> None:
+    """The same suite runs on every host, so it imports the contract, the
+    driver API and the public names, never a host's own modules."""
+    module = _module_name(path, CONFORMANCE, "dsh_conformance")
+    rooms = {
+        _room(imported)
+        for _, imported in _imports(path, module)
+        if imported.startswith("pytest_dsh")
+    }
+    assert rooms <= {"root", "contract", "driving", "errors", "implementations", "strategies"}
