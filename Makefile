@@ -63,10 +63,13 @@ typecheck: $(STAMP)
 
 # The HTML report is checked in a headless Chromium (Debian package).
 # The mutant catalog (one pytest process per mutant) is its own target so that
-# `make test` can run it on the other core.
+# `make test` can run it on the other core. The kit's tests are the longest
+# job: two workers, each taking the next test when it is free (worksteal), keep
+# both cores busy once the other jobs are done.
+UNIT_WORKERS ?= 2
 unit: $(STAMP) $(BRIDGE_STAMP)
 	bash scripts/ensure-chromium
-	$(call pytest_strict,tests --ignore=tests/mutants -ra)
+	$(call pytest_strict,tests --ignore=tests/mutants -ra -n $(UNIT_WORKERS) --dist worksteal)
 
 mutants: $(STAMP)
 	$(call pytest_strict,tests/mutants -ra)
