@@ -78,3 +78,21 @@ def test_a_root_that_is_a_file_is_refused_by_either_host(
     with pytest.raises(RootUnusableError, match="is not a folder"):
         open_on(kind, root)
     open_on(kind, tmp_path / "a-folder").close()  # the refusal held nothing
+
+
+def test_a_bridge_host_that_cannot_start_holds_no_root(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pytest_dsh.npm.bridge import driver
+    from pytest_dsh.official import IMPLEMENTATION as OFFICIAL
+
+    def no_node(runtime: object) -> object:
+        raise OSError("no Node runtime")
+
+    runtime = OFFICIAL.prepare()
+    monkeypatch.setattr(driver, "acquire_process", no_node)
+    with pytest.raises(OSError, match="no Node runtime") as failed:
+        driver.BridgeHostDriver("x", "1", start_ms=START_MS, jsonl_root=tmp_path, runtime=runtime)
+    # Released at once, while the failed host is still reachable from the traceback.
+    assert failed.traceback
+    REFERENCE.open_host(start_ms=START_MS, jsonl_root=tmp_path).close()

@@ -206,7 +206,7 @@ def _reply_payload(reply: ModelReply) -> dict[str, Any]:
     return payload
 
 
-#: ``_root_lock`` of a host without a JSONL root.
+#: The root lock of a host without a JSONL root.
 _NO_LOCK = -1
 
 
@@ -393,9 +393,13 @@ class BridgeHostDriver:
         root = None if jsonl_root is None else os.fspath(jsonl_root)
         # The Node process writes the root; this process holds its lock for it,
         # the same lock the fake host's store takes (one writer per root).
-        self._root_lock = _NO_LOCK if root is None else lock_root(Path(root))
-        self._release_root = weakref.finalize(self, _unlock, self._root_lock)
-        self._process: BridgeProcess = acquire_process(runtime)
+        lock = _NO_LOCK if root is None else lock_root(Path(root))
+        self._release_root = weakref.finalize(self, _unlock, lock)
+        try:
+            self._process: BridgeProcess = acquire_process(runtime)
+        except BaseException:
+            self._release_root()  # no Node process: the root is not ours to hold
+            raise
         try:
             self._call("reset", start_ms=start_ms, withhold=sorted(withhold), jsonl_root=root)
         except BaseException:
