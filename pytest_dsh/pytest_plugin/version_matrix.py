@@ -33,7 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from pytest_dsh.official import OFFICIAL_PACKAGE_NAMES
+from pytest_dsh.npm.hosts import HOST_PROFILES
+from pytest_dsh.official import OFFICIAL_PACKAGE_NAMES, load_expectations
 
 __all__ = [
     "CATEGORIES",
@@ -490,14 +491,10 @@ def render_html(table: Mapping[str, Any]) -> str:
 
 
 def _official_known() -> dict[str, Any]:
-    from pytest_dsh.official import load_expectations
-
     return dict(load_expectations())
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from pytest_dsh.npm.hosts import HOST_PROFILES
-
     parser = argparse.ArgumentParser(
         prog="python -m pytest_dsh.pytest_plugin.version_matrix",
         description="Run the conformance suite over every published version of the official "
