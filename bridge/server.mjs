@@ -213,8 +213,8 @@ const ops = {
   async agent_info({ agent }) {
     return agentInfo(requireHost().record(agent))
   },
-  async events({ agent }) {
-    return requireHost().record(agent).agent.session.events
+  async events({ agent, start = 0 }) {
+    return requireHost().record(agent).agent.session.events.slice(start)
   },
   async history({ agent }) {
     return requireHost().record(agent).historyEvents()

@@ -99,16 +99,17 @@ def _replay(dsh_host_factory, zone: str, cases: list[tuple[str, dict[str, Any]]]
     host.load_plugin("schedule")
     outcomes: list[_Outcome] = []
     agent = None
-    count = 0
+    seen = 0  # events of the agent already read: each case reads only its own
     for number, (label, case) in enumerate(cases):
         if number % CASES_PER_AGENT == 0:
-            agent, count = host.create_agent(), 0
+            agent, seen = host.create_agent(), 0
         assert agent is not None, "an agent is created for the first case"
         at = {"date": case["date"], "time": case["time"], "time_zone": zone}
         outcome = agent.call_tool("schedule_create", {"prompt": "dst", "at": at})
         value = outcome.value if not outcome.is_error else {"host_error": outcome.error}
-        appended = schedule_changes(agent.events())[count:]
-        count += len(appended)
+        new = agent.events(seen)
+        seen += len(new)
+        appended = schedule_changes(new)
         fields = value if isinstance(value, dict) else {}
         outcomes.append(_Outcome(
             label, case, frozenset(rejection_codes(value)), len(appended),

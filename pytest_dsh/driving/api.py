@@ -41,6 +41,7 @@ __all__ = [
     "ProbeOrder",
     "check_action_point",
     "check_envelope",
+    "check_event_start",
 ]
 
 #: The range of a JavaScript ``Date``: 100,000,000 days either side of the epoch.
@@ -91,8 +92,9 @@ class AgentDriver(Protocol):
     @property
     def is_live(self) -> bool: ...
 
-    def events(self) -> list[SessionEvent]:
-        """A copy of the raw session log."""
+    def events(self, start: int = 0) -> list[SessionEvent]:
+        """A copy of the raw session log, from index ``start`` on (a test that
+        reads a growing log reads only what it has not seen)."""
 
     def history(self) -> list[SessionEvent]:
         """The derived, model-visible message events (compaction applied)."""
@@ -306,3 +308,11 @@ def check_action_point(point: str) -> ActionPoint:
     if point not in ACTION_POINTS:
         raise ValueError(f"unknown action point {point!r}; expected one of {list(ACTION_POINTS)}")
     return point
+
+
+def check_event_start(start: object) -> int:
+    """``AgentDriver.events(start)``'s index, the same on both hosts: a
+    ``ValueError`` unless it is an ``int >= 0`` (past the end reads nothing)."""
+    if type(start) is not int or start < 0:
+        raise ValueError(f"events(start=...) takes an index >= 0, not {start!r}")
+    return start

@@ -35,6 +35,7 @@ from pytest_dsh.driving.api import (
     ProbeOrder,
     check_action_point,
     check_envelope,
+    check_event_start,
 )
 from pytest_dsh.driving.faults import Durability, FaultPlan, FlushRecord
 from pytest_dsh.driving.json_limits import json_copy
@@ -199,8 +200,8 @@ class PythonAgentDriver:
     def is_live(self) -> bool:
         return self.agent.is_live
 
-    def events(self) -> list[SessionEvent]:
-        return self.agent.session.snapshot()
+    def events(self, start: int = 0) -> list[SessionEvent]:
+        return self.agent.session.snapshot(check_event_start(start))
 
     def history(self) -> list[SessionEvent]:
         return json_copy(self.agent.session.history())

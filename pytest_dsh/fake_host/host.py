@@ -55,6 +55,7 @@ from pytest_dsh.errors import (
     PluginLoadError,
     UnknownPluginError,
 )
+from pytest_dsh.fake_host import gc_shelter
 from pytest_dsh.fake_host.agent import FakeAgent
 from pytest_dsh.fake_host.clock import HostClock, VirtualClock
 from pytest_dsh.fake_host.persistence import (
@@ -350,6 +351,7 @@ class FakeHost:
         self._process = HostProcess(self)
         self._closed = False
         self.clock.start_patching()
+        gc_shelter.host_opened()
 
     # -- clock --------------------------------------------------------------------
 
@@ -671,4 +673,5 @@ class FakeHost:
             self._process.die()
         finally:
             self.clock.stop_patching()
+            gc_shelter.host_closed()
             self.store.close()  # a file store releases its root's lock

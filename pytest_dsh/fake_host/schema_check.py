@@ -138,7 +138,7 @@ def _compile(schema: Any) -> Check:
         return _always
     if schema is False:
         return _never
-    if type(schema) is not dict:
+    if not isinstance(schema, dict):  # a read-only (frozen) schema is a dict too
         raise _Unsupported
     if not schema.keys() <= _KEYWORDS | _ANNOTATIONS:
         raise _Unsupported

@@ -20,6 +20,7 @@ from pytest_dsh.contract import (
     SessionHeader,
 )
 from pytest_dsh.contract.frozen_json import freeze_event, frozen_event, thaw_events
+from pytest_dsh.fake_host import gc_shelter
 
 __all__ = ["MESSAGE_EVENT_TYPES", "FakeSession", "derive_history"]
 
@@ -130,6 +131,7 @@ class FakeSession:
         self._id: str = self._header["id"]
         # Seeded and resumed events become read-only snapshots too.
         self._events = [freeze_event(event) for event in events]
+        gc_shelter.grew(len(self._events))
         self._now_ms = now_ms
         self._guard = guard
         self._read_guard = read_guard
@@ -176,6 +178,7 @@ class FakeSession:
             raise AppendRejectedError(f"event data is not JSON: {exc}") from exc
         self._guard(self, event)
         self._events.append(event)
+        gc_shelter.grew()
         return event
 
     def log_with(self, candidate: SessionEvent) -> Sequence[SessionEvent]:
@@ -185,7 +188,7 @@ class FakeSession:
     def history(self) -> list[SessionEvent]:
         return derive_history(self._events)
 
-    def snapshot(self) -> list[SessionEvent]:
-        """A plain, mutable deep copy of the raw log (what a test may inspect
-        or keep), parsed from the events' stored JSON texts."""
-        return thaw_events(self._events)
+    def snapshot(self, start: int = 0) -> list[SessionEvent]:
+        """A plain, mutable deep copy of the raw log from index ``start`` (what
+        a test may inspect or keep), parsed from the events' stored JSON texts."""
+        return thaw_events(self._events[start:] if start else self._events)

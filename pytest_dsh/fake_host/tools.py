@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, cast, final
 import jsonschema
 
 from pytest_dsh.contract import ToolDefinition
+from pytest_dsh.contract.frozen_json import FrozenDict
 from pytest_dsh.driving.tool_outcomes import (
     RegistrationState,
     ToolOutcome,
@@ -87,7 +88,21 @@ def _checked_validator(schema_json: str) -> _SchemaValidator:
     return _SchemaValidator(jsonschema.Draft202012Validator(schema), compile_check(schema))
 
 
+#: Read-only schemas (a plugin may share one frozen catalog between agents)
+#: cannot change after registration, so their validator is found by identity,
+#: without serialising the schema again. The schema is kept: its id stays valid.
+_BY_IDENTITY: dict[int, tuple[Mapping[str, Any], _SchemaValidator]] = {}
+
+
 def _validator(schema: Mapping[str, Any]) -> _SchemaValidator:
+    if type(schema) is FrozenDict:
+        known = _BY_IDENTITY.get(id(schema))
+        if known is not None and known[0] is schema:
+            return known[1]
+        validator = _checked_validator(json.dumps(schema, sort_keys=True))
+        if len(_BY_IDENTITY) < 256:  # a handful of catalogs; never a growing cache
+            _BY_IDENTITY[id(schema)] = (schema, validator)
+        return validator
     return _checked_validator(json.dumps(schema, sort_keys=True))
 
 

@@ -41,6 +41,7 @@ from pytest_dsh.driving.api import (
     ProbeOrder,
     check_action_point,
     check_envelope,
+    check_event_start,
 )
 from pytest_dsh.driving.faults import FaultPlan, FlushRecord
 from pytest_dsh.driving.json_limits import json_value_problem
@@ -250,8 +251,10 @@ class BridgeAgentDriver:
     def is_live(self) -> bool:
         return bool(self._call("agent_info")["is_live"])
 
-    def events(self) -> list[SessionEvent]:
-        return cast(list[SessionEvent], self._call("events"))
+    def events(self, start: int = 0) -> list[SessionEvent]:
+        if check_event_start(start) == 0:
+            return cast(list[SessionEvent], self._call("events"))
+        return cast(list[SessionEvent], self._call("events", start=start))
 
     def history(self) -> list[SessionEvent]:
         return cast(list[SessionEvent], self._call("history"))

@@ -17,16 +17,17 @@ error instead of a host argument error:
 
 Output schemas are ``oneOf`` unions of closed objects
 (``additionalProperties: false``), listing every value a tool can return.
-:func:`tool_definitions` builds fresh dictionaries on each call, so callers
-may not corrupt a shared copy.
+:func:`tool_definitions` builds the catalog once per process; its schemas
+are read-only, so no caller can corrupt the copy every agent shares.
 """
 
 from __future__ import annotations
 
 import functools
-import json
 from dataclasses import dataclass
 from typing import Any, Final
+
+from pytest_dsh.contract.frozen_json import freeze
 
 from .errors import ERROR_CODES
 
@@ -83,22 +84,24 @@ class ToolDefinition:
     output_schema: JsonSchema
 
 
+@functools.cache
 def tool_definitions() -> tuple[ToolDefinition, ToolDefinition, ToolDefinition]:
     """``schedule_create``, ``schedule_list`` and ``schedule_delete``, in registration order.
-    Every call gets schemas of its own, which a host may keep or change."""
+
+    Built once per process and shared by every agent: the schemas are
+    read-only (``pytest_dsh.contract.frozen_json``), so a host that wants to
+    change one copies it first, and no agent can change another's catalog.
+    """
     create, listing, delete = (
-        ToolDefinition(name, description, json.loads(parameters), json.loads(output))
-        for name, description, parameters, output in _definition_texts()
+        ToolDefinition(name, description, freeze(parameters), freeze(output))
+        for name, description, parameters, output in _definitions()
     )
     return create, listing, delete
 
 
-@functools.cache
-def _definition_texts() -> tuple[tuple[str, str, str, str], ...]:
-    # Built once as JSON text: parsing it is far cheaper than rebuilding the
-    # schemas (the output schemas are oneOf unions of a dozen shapes) per agent.
+def _definitions() -> tuple[tuple[str, str, JsonSchema, JsonSchema], ...]:
     return tuple(
-        (name, description, json.dumps(parameters), json.dumps(output))
+        (name, description, parameters, output)
         for name, description, parameters, output in (
             (SCHEDULE_CREATE, _CREATE_DESCRIPTION, _create_parameters(), _create_output()),
             (SCHEDULE_LIST, _LIST_DESCRIPTION, _list_parameters(), _list_output()),

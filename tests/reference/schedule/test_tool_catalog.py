@@ -172,7 +172,14 @@ def test_every_tool_may_return_every_basic_error(name, error):
     assert accepts(definition(name).output_schema, error)
 
 
-def test_each_call_returns_independent_dictionaries():
+def test_the_shared_catalog_cannot_be_changed_by_one_caller() -> None:
+    """The catalog is built once and shared: a caller that tries to change a
+    schema is refused, so the next agent still registers the same tools."""
     first = tool_definitions()
-    first[0].parameters["properties"].clear()
-    assert "prompt" in tool_definitions()[0].parameters["properties"]
+    with pytest.raises(TypeError):
+        first[0].parameters["properties"]["prompt"] = {}  # type: ignore[index]
+    with pytest.raises(TypeError):
+        first[0].parameters["properties"].clear()
+    with pytest.raises(TypeError):
+        first[0].parameters["required"].append("x")  # type: ignore[union-attr]
+    assert tool_definitions() == first

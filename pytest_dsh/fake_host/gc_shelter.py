@@ -1,0 +1,52 @@
+"""Keep the session logs out of the cyclic garbage collector's way.
+
+A log only grows, and its events are frozen containers of JSON values: they
+can never be part of a reference cycle, yet CPython tracks every one of them,
+and each full collection walks them all. Over a long simulation (a year of a
+5-minute reminder is 700,000 events) those walks grow with the log and cost a
+fifth of the run.
+
+While a fake host is open, every ``THRESHOLD`` events appended or seeded
+moves everything the collector tracks into its permanent generation
+(``gc.freeze()``, O(1)): later collections walk only what was made since.
+When the last open host closes, ``gc.unfreeze()`` hands the objects back, so
+a cycle frozen in passing is collected then. Nothing here changes what a
+test can observe; it is a cost of the host process only.
+"""
+
+from __future__ import annotations
+
+import gc
+from typing import Final
+
+__all__ = ["THRESHOLD", "grew", "host_closed", "host_opened"]
+
+#: Events between two freezes: large enough that freezing is rare in an
+#: ordinary test, small enough that the log never dominates a collection.
+THRESHOLD: Final = 50_000
+
+_open_hosts = 0
+_since_freeze = 0
+
+
+def host_opened() -> None:
+    global _open_hosts
+    _open_hosts += 1
+
+
+def host_closed() -> None:
+    global _open_hosts, _since_freeze
+    _open_hosts = max(_open_hosts - 1, 0)
+    if _open_hosts == 0:
+        _since_freeze = 0
+        if gc.get_freeze_count():
+            gc.unfreeze()
+
+
+def grew(events: int = 1) -> None:
+    """``events`` were added to an open host's logs."""
+    global _since_freeze
+    _since_freeze += events
+    if _since_freeze >= THRESHOLD and _open_hosts:
+        _since_freeze = 0
+        gc.freeze()
