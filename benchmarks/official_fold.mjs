@@ -41,6 +41,7 @@ function everyLog(size) {
   return events.slice(0, size)
 }
 
+const baseKib = hwmKib()
 const events = everyLog(Number(process.argv[2]))
 const logKib = hwmKib()
 const cpu = process.cpuUsage()
@@ -51,6 +52,7 @@ const used = process.cpuUsage(cpu)
 console.log(JSON.stringify({
   wall,
   cpu: (used.user + used.system) / 1e6,
+  base_kib: baseKib,
   log_kib: logKib,
   peak_kib: hwmKib(),
   active: folded.active?.length ?? null,

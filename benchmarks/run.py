@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import itertools
 import json
 import os
 import platform
@@ -33,7 +34,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -54,30 +55,37 @@ def iso(epoch_ms: int) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{ms:03d}Z"
 
 
-def every_log(size: int) -> list[dict[str, Any]]:
-    """``size`` events ending just before ``START_MS``: ``LIVE_RECORDS`` far
-    one-shots, then one 5-minute Every reminder created long ago and dispatched
-    every 5 minutes since (its next occurrence is after ``START_MS``)."""
+def every_events(size: int) -> Iterator[dict[str, Any]]:
+    """``size`` events ending just before ``START_MS``, made one at a time:
+    ``LIVE_RECORDS`` far one-shots, then one 5-minute Every reminder created
+    long ago and dispatched every 5 minutes since (its next occurrence is after
+    ``START_MS``)."""
     dispatches = max(size - LIVE_RECORDS - 1, 0)
     created = START_MS - (dispatches + 1) * EVERY_S * 1000 + 1
-    events: list[dict[str, Any]] = []
+    seq = itertools.count()
 
-    def add(time_ms: int, data: dict[str, Any]) -> None:
-        events.append({"type": "schedule/change", "seq": len(events), "time": time_ms,
-                       "data": data})
+    def event(time_ms: int, data: dict[str, Any]) -> dict[str, Any]:
+        return {"type": "schedule/change", "seq": next(seq), "time": time_ms, "data": data}
 
-    for n in range(LIVE_RECORDS):
-        add(created, {"version": 1, "operation": "create", "schedule": {
-            "id": f"schedule-{n + 1}", "kind": "after", "prompt": f"later {n}",
-            "afterSeconds": 10**8, "scheduledAt": iso(created + 10**11)}})
-    add(created, {"version": 1, "operation": "create", "schedule": {
-        "id": f"schedule-{LIVE_RECORDS + 1}", "kind": "every", "prompt": "tick",
-        "everySeconds": EVERY_S, "scheduledAt": iso(created + EVERY_S * 1000)}})
-    for k in range(1, dispatches + 1):
-        at = created + k * EVERY_S * 1000
-        add(at, {"version": 1, "operation": "dispatch", "id": f"schedule-{LIVE_RECORDS + 1}",
-                 "acceptedAt": iso(at)})
-    return events[:size]
+    def all_events() -> Iterator[dict[str, Any]]:
+        for n in range(LIVE_RECORDS):
+            yield event(created, {"version": 1, "operation": "create", "schedule": {
+                "id": f"schedule-{n + 1}", "kind": "after", "prompt": f"later {n}",
+                "afterSeconds": 10**8, "scheduledAt": iso(created + 10**11)}})
+        yield event(created, {"version": 1, "operation": "create", "schedule": {
+            "id": f"schedule-{LIVE_RECORDS + 1}", "kind": "every", "prompt": "tick",
+            "everySeconds": EVERY_S, "scheduledAt": iso(created + EVERY_S * 1000)}})
+        for k in range(1, dispatches + 1):
+            at = created + k * EVERY_S * 1000
+            yield event(at, {"version": 1, "operation": "dispatch",
+                             "id": f"schedule-{LIVE_RECORDS + 1}", "acceptedAt": iso(at)})
+
+    return itertools.islice(all_events(), size)
+
+
+def every_log(size: int) -> list[dict[str, Any]]:
+    """:func:`every_events` as one list (what a host holds in memory)."""
+    return list(every_events(size))
 
 
 # -- op latency -------------------------------------------------------------------
@@ -126,20 +134,30 @@ def op_latency(impl: str, size: int, repeats: int) -> OpLatency:
 _PY_FOLD = """
 import json, re, sys, time
 sys.path.insert(0, {bench!r})
-from run import every_log
-from dsh_reference.schedule.core import fold_schedule_events
+from run import every_events, every_log
+from dsh_reference.schedule.core import ScheduleFold, fold_schedule_events
 
 def hwm_kib():
     with open("/proc/self/status") as status:
         return int(re.search(r"VmHWM:\\s+(\\d+)", status.read()).group(1))
 
-events = every_log({size})
-built = hwm_kib()
-wall, cpu = time.perf_counter(), time.process_time()
-folded = fold_schedule_events(events)
+before = hwm_kib()
+if {streamed!r}:
+    # Each event is made, folded and dropped: the log is never held in memory.
+    wall, cpu = time.perf_counter(), time.process_time()
+    state = ScheduleFold()
+    for event in every_events({size}):
+        state.apply(event)
+    active = len(state.snapshot().active)
+    built = before
+else:
+    events = every_log({size})
+    built = hwm_kib()
+    wall, cpu = time.perf_counter(), time.process_time()
+    active = len(fold_schedule_events(events).active)
 wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-print(json.dumps({{"wall": wall, "cpu": cpu, "log_kib": built, "peak_kib": hwm_kib(),
-                  "active": len(folded.active)}}))
+print(json.dumps({{"wall": wall, "cpu": cpu, "base_kib": before, "log_kib": built,
+                  "peak_kib": hwm_kib(), "active": active}}))
 """
 
 
@@ -147,22 +165,29 @@ print(json.dumps({{"wall": wall, "cpu": cpu, "log_kib": built, "peak_kib": hwm_k
 class ColdFold:
     impl: str
     events: int
+    #: "list": the whole log built first, as a host holds it; "streamed": each
+    #: event made and folded in turn, so the log itself costs no memory.
+    mode: str
     wall_s: float
     cpu_s: float
+    #: Peak RSS growth while the log was built (0 when streamed).
     log_mib: float
+    #: Peak RSS growth during the fold alone: the fold's own memory.
+    fold_mib: float
     peak_mib: float
 
 
-def cold_fold(impl: str, size: int) -> ColdFold:
+def cold_fold(impl: str, size: int, *, streamed: bool = False) -> ColdFold:
     if impl == "reference":
         command = [sys.executable, "-c", _PY_FOLD.format(bench=str(Path(__file__).parent),
-                                                          size=size)]
+                                                          size=size, streamed=streamed)]
     else:
         command = [_node(), str(Path(__file__).parent / "official_fold.mjs"), str(size)]
     done = subprocess.run(command, capture_output=True, text=True, check=True, cwd=ROOT)
     figures = json.loads(done.stdout.strip().splitlines()[-1])
-    return ColdFold(impl, size, figures["wall"], figures["cpu"], figures["log_kib"] / 1024,
-                    figures["peak_kib"] / 1024)
+    base, log, peak = figures["base_kib"], figures["log_kib"], figures["peak_kib"]
+    return ColdFold(impl, size, "streamed" if streamed else "list", figures["wall"],
+                    figures["cpu"], (log - base) / 1024, (peak - log) / 1024, peak / 1024)
 
 
 def _node() -> str:
@@ -181,7 +206,10 @@ class Simulation:
     dispatches: int
     events: int
     wall_s: float
+    #: CPU of the whole simulation: this process, plus the Node bridge's own
+    #: process for a build behind the bridge.
     cpu_s: float
+    node_cpu_s: float | None
     flushes_per_delivery: float
     reads_per_delivery: float | None
     refolds: int | None
@@ -196,6 +224,7 @@ def simulate_every(impl: str, days: float) -> Simulation:
         flushes_before = len(host.flushes)
         projection = _reference_projection(host, agent)
         reads_before = projection.reads if projection is not None else 0
+        node_before = _node_cpu(host)
         wall, cpu = time.perf_counter(), time.process_time()
         remaining = days * 86_400
         while remaining > 0:
@@ -206,6 +235,8 @@ def simulate_every(impl: str, days: float) -> Simulation:
                 print(f"  {impl}: {days - remaining / 86_400:g} days simulated, "
                       f"{time.process_time() - cpu:.1f} s CPU", file=sys.stderr, flush=True)
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        node_after = _node_cpu(host)
+        node = None if node_before is None or node_after is None else node_after - node_before
         live = getattr(agent, "agent", None)  # the fake host's agent: read, don't copy
         events = live.session.events if live is not None else agent.events()
         dispatches = sum(1 for e in events if e["type"] == "schedule/change"
@@ -213,12 +244,27 @@ def simulate_every(impl: str, days: float) -> Simulation:
         flushes = len(host.flushes) - flushes_before
         per = max(dispatches, 1)
         return Simulation(
-            impl, days, dispatches, len(events), wall, cpu, flushes / per,
+            impl, days, dispatches, len(events), wall, cpu + (node or 0.0), node, flushes / per,
             None if projection is None else (projection.reads - reads_before) / per,
             None if projection is None else projection.refolds,
         )
     finally:
         host.close()
+
+
+def _node_cpu(host: HostDriver) -> float | None:
+    """User + system seconds the host's Node process has used so far (None for
+    an in-process host): read from /proc, since the process is still running."""
+    process = getattr(host, "process", None)
+    pid = getattr(process, "pid", None)
+    if pid is None:
+        return None
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    # Fields 14 and 15 of stat (utime, stime), counted after the command name.
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _reference_projection(host: HostDriver, agent: AgentDriver) -> Any:
@@ -248,6 +294,28 @@ def suite_seconds(impl: str, *extra: str,
     elapsed, cpu = time.perf_counter() - began, _children_cpu() - cpu
     summary = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else done.stderr
     return elapsed, cpu, summary.strip("= ")
+
+
+def npm_author_run(workers: int) -> list[str]:
+    """What an npm author runs: ``dsh-conformance --impl npm`` on both official
+    packages as folders, as the README says, on ``workers`` processes. A first
+    run fills the npm cache; the second, measured one reuses it."""
+    modules = Path(_node()).resolve()
+    while modules.name != "node_modules":
+        modules = modules.parent
+    scope = modules / "@deepseek-ai"
+    command = [str(Path(sys.executable).with_name("dsh-conformance")), "--impl", "npm",
+               "--npm", f"schedule={scope / 'dsh-schedule'}",
+               "--npm", f"time-context={scope / 'dsh-time-context'}",
+               "--workers", str(workers)]
+    subprocess.run(command, capture_output=True, check=False, cwd=ROOT)  # warm the cache
+    began, cpu = time.perf_counter(), _children_cpu()
+    done = subprocess.run(command, capture_output=True, text=True, check=False, cwd=ROOT)
+    elapsed, cpu = time.perf_counter() - began, _children_cpu() - cpu
+    lines = done.stdout.count("\n")
+    verdict = next((line for line in reversed(done.stdout.splitlines()) if line.strip()), "")
+    return [f"npm author's full run, official packages, {workers} workers", f"{elapsed:.1f}",
+            f"{cpu:.1f}", f"{lines:,} lines printed; {verdict.strip()}"]
 
 
 # -- report ------------------------------------------------------------------------------
@@ -301,6 +369,10 @@ def main() -> None:
                         help="simulated days of the Every reminder on the reference")
     parser.add_argument("--no-suites", action="store_true",
                         help="skip the conformance and DST table runs")
+    parser.add_argument("--no-official-dst", action="store_true",
+                        help="skip the official build's full DST table (minutes through the bridge)")
+    parser.add_argument("--no-npm-run", action="store_true",
+                        help="skip the npm author's full run (dsh-conformance --impl npm)")
     parser.add_argument("--profile", metavar="FILE",
                         help="run the in-process sections (latency, every) under cProfile: "
                              "write the stats to FILE (pstats) and print the top functions "
@@ -340,18 +412,27 @@ def _run(options: argparse.Namespace) -> None:
                          for impl in impls for size in sizes
                          if impl == "reference" or size <= options.official_max_events)))
     if "fold" in sections:
-        table(["implementation", "log events", "fold wall s", "fold CPU s",
-               "RSS with log MiB", "peak RSS MiB"],
-              ([f.impl, f"{f.events:,}", f"{f.wall_s:.3f}", f"{f.cpu_s:.3f}",
-                f"{f.log_mib:.0f}", f"{f.peak_mib:.0f}"]
-               for f in (cold_fold(impl, size) for impl in impls for size in folds)))
+        # The log's own memory, the fold's (peak growth during the fold alone)
+        # and, for the reference, a streamed fold that never holds the log.
+        runs = [(impl, size, False) for impl in impls for size in folds]
+        runs += [("reference", size, True) for size in folds if "reference" in impls]
+        table(["implementation", "log events", "log", "fold wall s", "fold CPU s",
+               "log MiB", "fold's own MiB", "peak RSS MiB"],
+              ([f.impl, f"{f.events:,}", f.mode, f"{f.wall_s:.3f}", f"{f.cpu_s:.3f}",
+                "0" if f.mode == "streamed" else f"{f.log_mib:.0f}", f"{f.fold_mib:.1f}",
+                f"{f.peak_mib:.0f}"]
+               for f in (cold_fold(impl, size, streamed=streamed)
+                         for impl, size, streamed in runs)))
     if "every" in sections:
+        # CPU per dispatch is the figure to compare: wall time moves with the
+        # machine's load, and the official build's CPU is mostly Node's.
         table(["implementation", "simulated days", "dispatches", "log events", "wall s",
-               "driver CPU s", "ms per dispatch", "flushes per delivery",
-               "fold reads per delivery", "full folds"],
+               "CPU s (Node included)", "of which Node s", "CPU ms per dispatch",
+               "flushes per delivery", "fold reads per delivery", "full folds"],
               ([f.impl, f"{f.days:g}", f"{f.dispatches:,}", f"{f.events:,}",
                 f"{f.wall_s:.2f}", f"{f.cpu_s:.2f}",
-                f"{f.wall_s / max(f.dispatches, 1) * 1000:.3f}",
+                "n/a" if f.node_cpu_s is None else f"{f.node_cpu_s:.2f}",
+                f"{f.cpu_s / max(f.dispatches, 1) * 1000:.3f}",
                 f"{f.flushes_per_delivery:.2f}",
                 "n/a" if f.reads_per_delivery is None else f"{f.reads_per_delivery:.2f}",
                 "n/a" if f.refolds is None else f.refolds]
@@ -374,11 +455,17 @@ def _run(options: argparse.Namespace) -> None:
                 elapsed, cpu, summary = suite_seconds(impl, *extra)
                 yield [f"conformance suite, {impl}, {label}", f"{elapsed:.1f}", f"{cpu:.1f}",
                        summary]
-        for label, extra in spreads:
-            elapsed, cpu, summary = suite_seconds("reference", "--dsh-dst-table=full", *extra,
-                                                  package="dsh_conformance.dst")
-            yield [f"full DST table, reference, {label}", f"{elapsed:.1f}", f"{cpu:.1f}",
-                   summary]
+        # The full DST tables of both builds, side by side (each in one process).
+        dst_impls = [impl for impl in impls
+                     if impl == "reference" or not options.no_official_dst]
+        for impl in dst_impls:
+            for label, extra in spreads if impl == "reference" else spreads[:1]:
+                elapsed, cpu, summary = suite_seconds(impl, "--dsh-dst-table=full", *extra,
+                                                      package="dsh_conformance.dst")
+                yield [f"full DST table, {impl}, {label}", f"{elapsed:.1f}", f"{cpu:.1f}",
+                       summary]
+        if "official" in impls and not options.no_npm_run:
+            yield npm_author_run(workers)
 
     table(["run", "wall s", "CPU s (user + sys)", "pytest summary"], suites())
 

@@ -9,8 +9,8 @@ import sys
 SCRIPT = pathlib.Path(__file__).parents[2] / "benchmarks" / "run.py"
 HEADERS = (
     "| implementation | log events | create ms | list ms | delete ms |",
-    "| implementation | log events | fold wall s | fold CPU s | RSS with log MiB | peak RSS MiB |",
-    "| implementation | simulated days | dispatches |",
+    "| implementation | log events | log | fold wall s | fold CPU s | log MiB | fold's own MiB |",
+    "| implementation | simulated days | dispatches | log events | wall s | CPU s (Node included) |",
 )
 
 
@@ -31,12 +31,16 @@ def _rows(output: str, implementation: str) -> int:
 
 def test_the_reference_benchmarks_run_in_quick_mode(tmp_path):
     output = _run("--impl", "reference", cwd=tmp_path)
-    # two op-latency sizes, one cold fold, one simulated span
-    assert _rows(output, "reference") == 4
+    # two op-latency sizes, one cold fold of a list and one streamed, one simulated span
+    assert _rows(output, "reference") == 5
     assert _rows(output, "official") == 0
 
 
 def test_both_builds_are_measured_in_one_run(tmp_path, bridge_node):
     output = _run(cwd=tmp_path)
-    assert _rows(output, "reference") == 4
+    assert _rows(output, "reference") == 5
     assert _rows(output, "official") == 4
+    (official_span,) = [line for line in output.splitlines()
+                        if line.startswith("| official | 0.25 |")]
+    node_cpu = official_span.split("|")[7].strip()
+    assert node_cpu != "n/a" and float(node_cpu) > 0, "the Node process's CPU is counted"
