@@ -370,7 +370,7 @@ def main() -> None:
     parser.add_argument("--no-suites", action="store_true",
                         help="skip the conformance and DST table runs")
     parser.add_argument("--no-official-dst", action="store_true",
-                        help="skip the official build's full DST table (minutes through the bridge)")
+                        help="skip the official build's full DST table (minutes, bridged)")
     parser.add_argument("--no-npm-run", action="store_true",
                         help="skip the npm author's full run (dsh-conformance --impl npm)")
     parser.add_argument("--profile", metavar="FILE",

@@ -10,7 +10,8 @@ SCRIPT = pathlib.Path(__file__).parents[2] / "benchmarks" / "run.py"
 HEADERS = (
     "| implementation | log events | create ms | list ms | delete ms |",
     "| implementation | log events | log | fold wall s | fold CPU s | log MiB | fold's own MiB |",
-    "| implementation | simulated days | dispatches | log events | wall s | CPU s (Node included) |",
+    "| implementation | simulated days | dispatches | log events | wall s "
+    "| CPU s (Node included) |",
 )
 
 
