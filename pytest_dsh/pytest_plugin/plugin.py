@@ -268,7 +268,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if parallel.is_worker(config):
         return  # the controller gives the verdict and writes the reports
     report = _configured_path(config, "dsh_report")
-    if report is not None:
+    if report is not None and not config.option.collectonly:
         # Before anything runs: not a traceback after the whole suite.
         try:
             check_report_target(report)
