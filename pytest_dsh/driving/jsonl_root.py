@@ -16,8 +16,9 @@ planted there is truncated; the descriptor is close-on-exec, and a child
 forked by the owner gives up its copy at once (:func:`os.register_at_fork`),
 so the root is free when its owner dies. Every folder created on the way is
 fsynced into its parent (:func:`make_folders`), so a session recorded
-durable under a new root stays reachable. Any failure closes what it opened,
-removes the lock file it created and raises one :class:`JsonlRootError`.
+durable under a new root stays reachable. Any failure closes what it opened
+and raises one :class:`JsonlRootError`; a lock file it created is left empty
+(removing it could free a root another host had just opened it to lock).
 """
 
 from __future__ import annotations
@@ -97,15 +98,15 @@ def _check_root(root: Path) -> None:
         raise RootUnusableError(f"JSONL root {str(root)!r} is not a folder")
 
 
-def _open_lock(path: Path) -> tuple[int, bool]:
-    """The lock file's descriptor, and whether this call created it."""
+def _open_lock(path: Path) -> int:
+    """The lock file's descriptor (created exclusively when missing)."""
     flags = os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
     try:
-        return os.open(path, flags | os.O_CREAT | os.O_EXCL, 0o644), True
+        return os.open(path, flags | os.O_CREAT | os.O_EXCL, 0o644)
     except FileExistsError:
         pass
     try:
-        return os.open(path, flags), False
+        return os.open(path, flags)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise RootUnusableError(
@@ -150,10 +151,10 @@ def lock_root(root: Path) -> int:
     _check_root(root)
     path = root / LOCK_FILE
     descriptor = -1
-    created = False
+    locked = False
     try:
         make_folders(root)
-        descriptor, created = _open_lock(path)
+        descriptor = _open_lock(path)
         _check_lock_file(path, descriptor)
         try:
             fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -162,15 +163,16 @@ def lock_root(root: Path) -> int:
                 f"JSONL root {str(root)!r} is in use by another host ({_holder(descriptor)}); "
                 "one writer per root: close the other host or give each its own root"
             ) from None
+        locked = True
         os.ftruncate(descriptor, 0)
         pid = f"{os.getpid()}\n".encode("ascii")
         if os.pwrite(descriptor, pid, 0) != len(pid):
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
     except BaseException as exc:
         if descriptor >= 0:
-            if created:
+            if locked:  # no torn pid for a later refusal to misname
                 with contextlib.suppress(OSError):
-                    path.unlink()
+                    os.ftruncate(descriptor, 0)
             os.close(descriptor)
         if isinstance(exc, OSError):
             raise RootUnusableError(
