@@ -50,8 +50,8 @@ import contextlib
 import errno
 import json
 import os
+import secrets
 import stat
-import tempfile
 import weakref
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -390,9 +390,15 @@ class JsonlStore:
 
 def _temporary(path: Path) -> tuple[Path, Any]:
     """A new temporary file beside ``path``, created exclusively and never
-    through a symbolic link (:func:`tempfile.mkstemp`), open for writing."""
-    descriptor, name = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    return Path(name), os.fdopen(descriptor, "wb")
+    through a symbolic link (a planted one is a name taken), open for writing."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    for _ in range(100):
+        name = path.with_name(f"{path.name}.{secrets.token_hex(6)}.tmp")
+        try:
+            return name, os.fdopen(os.open(name, flags, 0o666), "wb")
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temporary name beside {path}")
 
 
 def _open_session_file(path: Path) -> Any:

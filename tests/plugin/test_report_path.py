@@ -101,6 +101,9 @@ def test_reports_replace_planted_links_atomically(
     for name in ("report.html", "report.json", "report.md"):
         path = passing.path / "out" / name
         assert path.is_file() and not path.is_symlink()
+        mask = os.umask(0o022)
+        os.umask(mask)
+        assert path.stat().st_mode & 0o777 == 0o666 & ~mask  # as a plain write would
     assert sorted(p.name for p in (passing.path / "out").iterdir()) == [
         "report.html", "report.json", "report.md"
     ]  # no temporary left

@@ -17,8 +17,8 @@ import contextlib
 import json
 import os
 import pathlib
+import secrets
 import stat
-import tempfile
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
@@ -84,7 +84,7 @@ def check_report_target(target: pathlib.Path) -> None:
         _check_report_file(path)
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        descriptor, probe = tempfile.mkstemp(prefix=".dsh-report-probe.", dir=folder)
+        descriptor, probe = _create_new(folder, ".dsh-report-probe")
         os.close(descriptor)
         os.unlink(probe)
     except OSError as exc:
@@ -129,17 +129,27 @@ def write_reports(document: Mapping[str, Any], target: pathlib.Path) -> list[pat
     return written
 
 
+def _create_new(folder: pathlib.Path, stem: str) -> tuple[int, pathlib.Path]:
+    """A new file in ``folder``, created exclusively and never through a
+    symbolic link, with the mode the umask gives (unlike ``mkstemp``'s 0600)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    for _ in range(100):
+        name = folder / f"{stem}.{secrets.token_hex(6)}.tmp"
+        try:
+            return os.open(name, flags, 0o666), name
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temporary name in {folder}")
+
+
 def _replace(path: pathlib.Path, data: bytes) -> None:
     """``data`` becomes ``path``: written to a new temporary file beside it
-    (``mkstemp``: exclusive, never through a symbolic link), synced, renamed
-    over it; on failure ``path`` is as it was."""
+    (exclusive, never through a symbolic link), synced, renamed over it; on
+    failure ``path`` is as it was."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    descriptor, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    descriptor, name = _create_new(path.parent, f".{path.name}")
     try:
         try:
-            mask = os.umask(0o022)
-            os.umask(mask)
-            os.fchmod(descriptor, 0o666 & ~mask)  # a report's usual mode, not mkstemp's 0600
             view = memoryview(data)
             while view:
                 view = view[os.write(descriptor, view):]
