@@ -18,6 +18,14 @@ Keys are stable test ids relative to the ``dsh_conformance`` package (see
 xfail, so a fix is reported too. The JSON Schema is
 ``pytest_dsh/schemas/dsh-expectations-1.schema.json``; every problem is one
 :class:`ExpectationsError` naming the file and the entry to fix.
+
+The file is operator input: it is read only when it is a regular file (a FIFO
+or a device is refused, never waited on), at most :data:`MAX_FILE_BYTES`, as
+UTF-8, at most :data:`MAX_DEPTH` levels deep. A key is checked only against
+files inside the conformance suite, and however many keys name no test, the
+"did you mean" search runs for the first :data:`SUGGESTED_KEYS` of them (each
+among the tests of its own file) and the listing stops after
+:data:`LISTED_PROBLEMS`.
 """
 
 from __future__ import annotations
@@ -25,8 +33,10 @@ from __future__ import annotations
 import difflib
 import importlib.resources
 import json
+import os
 import pathlib
 import re
+import stat
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
@@ -35,17 +45,30 @@ from pytest_dsh.errors import DshKitError
 
 __all__ = [
     "FORMAT",
+    "LISTED_PROBLEMS",
+    "MAX_DEPTH",
+    "MAX_FILE_BYTES",
+    "SUGGESTED_KEYS",
     "Expectations",
     "ExpectationsError",
     "KnownFailure",
     "expectations_schema",
     "load_expectations_file",
     "parse_expectations",
+    "read_bounded_text",
     "unknown_test_ids",
 ]
 
 FORMAT: Final = "dsh-expectations/1"
 SCHEMA_FILE: Final = "dsh-expectations-1.schema.json"
+#: The largest expectations file (or suite file a key names) the kit reads.
+MAX_FILE_BYTES: Final = 8 * 1024 * 1024
+#: The deepest nesting accepted; the format itself needs four levels.
+MAX_DEPTH: Final = 16
+#: Unknown keys that get a "did you mean" suggestion.
+SUGGESTED_KEYS: Final = 20
+#: Problems listed before the rest are counted.
+LISTED_PROBLEMS: Final = 50
 
 
 class ExpectationsError(DshKitError):
@@ -136,20 +159,81 @@ def parse_expectations(document: object, source: str) -> Expectations:
     return Expectations(source, str(document.get("about", "")), classes, failures)
 
 
+class _Unreadable(Exception):
+    """Why a file cannot be read as bounded UTF-8 text (a clause)."""
+
+
+def read_bounded_text(path: pathlib.Path) -> str:
+    """``path``'s text: a regular file of at most :data:`MAX_FILE_BYTES` bytes
+    of UTF-8, else :class:`_Unreadable` saying what it is."""
+    try:
+        # O_NONBLOCK: opening a FIFO must not wait for a writer.
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except (OSError, ValueError) as exc:
+        raise _Unreadable(getattr(exc, "strerror", None) or str(exc)) from None
+    if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+        os.close(descriptor)
+        raise _Unreadable("not a regular file (a FIFO, a device or a folder)")
+    with os.fdopen(descriptor, "rb") as handle:
+        try:
+            data = handle.read(MAX_FILE_BYTES + 1)
+        except OSError as exc:
+            raise _Unreadable(exc.strerror or str(exc)) from None
+    if len(data) > MAX_FILE_BYTES:
+        raise _Unreadable(f"larger than {MAX_FILE_BYTES} bytes")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise _Unreadable(
+            f"not UTF-8 text (byte {data[exc.start]:#04x} on line {line})"
+        ) from None
+
+
+def _depth(document: object) -> int:
+    """How deeply ``document`` nests (iteratively: any depth is measured)."""
+    deepest = 0
+    stack: list[tuple[object, int]] = [(document, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict):
+            value = list(value.values())
+        if isinstance(value, list):
+            deepest = max(deepest, depth)
+            if depth > MAX_DEPTH:
+                break
+            stack.extend((item, depth + 1) for item in value)
+    return deepest
+
+
 def load_expectations_file(path: str | pathlib.Path) -> Expectations:
     """Read and check an expectations file."""
     path = pathlib.Path(path)
     try:
-        text = path.read_text("utf-8")
-    except OSError as exc:
-        raise ExpectationsError(f"cannot read expectations file {str(path)!r}: {exc}") from exc
+        text = read_bounded_text(path)
+    except _Unreadable as exc:
+        raise ExpectationsError(f"cannot read expectations file {str(path)!r}: {exc}") from None
+    return parse_expectations_text(text, str(path))
+
+
+def parse_expectations_text(text: str, source: str) -> Expectations:
+    """Parse and check the text of an expectations file named ``source``."""
+    too_deep = ExpectationsError(
+        f"{source}: not a {FORMAT} file: nested more than {MAX_DEPTH} levels deep"
+    )
     try:
         document = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ExpectationsError(
-            f"{path}: not JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
-        ) from exc
-    return parse_expectations(document, str(path))
+            f"{source}: not JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
+        ) from None
+    except RecursionError:
+        raise too_deep from None
+    except ValueError as exc:  # e.g. an integer longer than Python converts
+        raise ExpectationsError(f"{source}: not JSON: {exc}") from None
+    if _depth(document) > MAX_DEPTH:
+        raise too_deep
+    return parse_expectations(document, source)
 
 
 def _known_sentence_ids() -> frozenset[str]:
@@ -173,26 +257,74 @@ def unknown_test_ids(
     ``collected`` holds the stable ids of every test collected in this run
     (before ``-k`` or level deselection). A key whose file was collected must
     be one of them exactly; a key for a file outside this run's selection (one
-    section was run) must name an existing suite file defining that function."""
+    section was run) must name an existing suite file defining that function.
+    A key is never read outside ``suite_root``; suggestions and the listing
+    are bounded (:data:`SUGGESTED_KEYS`, :data:`LISTED_PROBLEMS`)."""
     collected_set = set(collected)
-    files = {test_id.partition("::")[0] for test_id in collected_set}
+    by_file: dict[str, list[str]] = {}
+    for test_id in sorted(collected_set):
+        by_file.setdefault(test_id.partition("::")[0], []).append(test_id)
+    sources = _SuiteSources(suite_root)
     problems: list[str] = []
+    suggested = 0
     for key in sorted(keys):
         if key in collected_set:
             continue
         path, _, name = key.partition("::")
-        if path in files:
-            near = difflib.get_close_matches(key, sorted(collected_set), n=1, cutoff=0.6)
-            hint = f"; did you mean {near[0]!r}?" if near else ""
+        if path in by_file:
+            hint = ""
+            if suggested < SUGGESTED_KEYS:
+                suggested += 1
+                near = difflib.get_close_matches(key, by_file[path], n=1, cutoff=0.6)
+                hint = f"; did you mean {near[0]!r}?" if near else ""
             problems.append(f"{key!r} names no collected test{hint}")
             continue
-        source = suite_root / path if suite_root is not None else None
+        source = sources.text(path)
+        if not isinstance(source, str):
+            problems.append(f"{key!r}: {source.args[0]}")
+            continue
         # The module-level name: a function, a class, or an assigned TestCase.
         top = _PARAMS.sub("", name.split("::")[0])
         defined = re.compile(rf"^((async\s+)?def\s+{re.escape(top)}\(|class\s+{re.escape(top)}\b|"
                              rf"{re.escape(top)}\s*=)", re.M)
-        if source is None or not source.is_file():
-            problems.append(f"{key!r}: no file {path!r} in the conformance suite")
-        elif not defined.search(source.read_text("utf-8")):
+        if not defined.search(source):
             problems.append(f"{key!r}: {path} defines no test {top!r}")
+    if len(problems) > LISTED_PROBLEMS:
+        rest = len(problems) - LISTED_PROBLEMS
+        problems = [*problems[:LISTED_PROBLEMS], f"... and {rest} more keys that name no test"]
     return problems
+
+
+class _SuiteSources:
+    """The suite files keys name, each read once, never outside the suite."""
+
+    def __init__(self, root: pathlib.Path | None) -> None:
+        self._root = root
+        self._resolved = root.resolve() if root is not None else None
+        self._texts: dict[str, str | _Unreadable] = {}
+
+    def text(self, path: str) -> str | _Unreadable:
+        """The text of the suite file ``path`` names, or why there is none."""
+        if path not in self._texts:
+            self._texts[path] = self._read(path)
+        return self._texts[path]
+
+    def _read(self, path: str) -> str | _Unreadable:
+        missing = _Unreadable(f"no file {path!r} in the conformance suite")
+        if self._root is None or self._resolved is None:
+            return missing
+        relative = pathlib.PurePosixPath(path)
+        if relative.is_absolute() or ".." in relative.parts or "\x00" in path:
+            return _Unreadable("names a file outside the conformance suite")
+        source = self._root / relative
+        try:
+            if not source.resolve().is_relative_to(self._resolved):
+                return _Unreadable("names a file outside the conformance suite")
+            if not source.is_file():
+                return missing
+        except (OSError, RuntimeError):  # a loop of links, a name too long, ...
+            return missing
+        try:
+            return read_bounded_text(source)
+        except _Unreadable as exc:
+            return _Unreadable(f"{path} cannot be read: {exc}")

@@ -21,12 +21,17 @@ JSON object. Either side can resume a session the other wrote.
   under the root is refused with :class:`SessionExistsError`, never
   overwritten. :meth:`JsonlStore.claim_new` makes the same check up front.
 - **A flush is on disk, all or nothing.** ``persist`` serialises first, then
-  ``fsync``\\ s the file (and, for a new session, its folders) before returning,
-  so a flush the host records as durable is on disk. One new event is appended
+  ``fsync``\\ s the file (and, for a new session, every folder it created, each
+  into its parent, and the session's folder) before returning, so a flush the
+  host records as durable is on disk. One new event is appended
   in place (a crash mid-write leaves a torn last line, which ``load`` ignores);
   several are written with the old content to a temporary file that replaces
   the session file, so a crash leaves the old file or the new one. A failure
   leaves the file as it was and raises :class:`PersistenceRejectedError`.
+- **Only inside the root.** Temporary files are created exclusively and
+  never through a symbolic link; the session file is opened for appending only
+  when it is a regular file with one name; a session folder (``_no-cwd`` or
+  ``<id>``) planted as a symbolic link is refused with :class:`StoreRootError`.
 - ``load`` tolerates a torn tail, what a crash in the middle of a write
   leaves: a last line without its newline, or one that is not valid UTF-8 or
   JSON, is ignored (and cut off by the next ``persist``). A bad line anywhere
@@ -42,8 +47,11 @@ Every refusal is a :class:`SessionStoreError` (a
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
+import secrets
+import stat
 import weakref
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -53,7 +61,15 @@ from typing import Any, Final, final
 from pytest_dsh.contract import SessionEvent, SessionHeader
 from pytest_dsh.contract.frozen_json import event_text
 from pytest_dsh.driving.faults import Durability
-from pytest_dsh.driving.jsonl_root import LOCK_FILE, RootLockedError, RootUnusableError, lock_root
+from pytest_dsh.driving.jsonl_root import (
+    LOCK_FILE,
+    RootLockedError,
+    RootUnusableError,
+    fsync_folder,
+    lock_root,
+    make_folders,
+    unlock_root,
+)
 from pytest_dsh.fake_host.persistence import PersistenceRejectedError
 
 __all__ = [
@@ -163,7 +179,7 @@ class JsonlStore:
     def __init__(self, root: str | os.PathLike[str], *, now_ms: Callable[[], int]) -> None:
         self.root = Path(root)
         self._lock = _lock_root(self.root)
-        self._release = weakref.finalize(self, os.close, self._lock)
+        self._release = weakref.finalize(self, unlock_root, self._lock)
         self._now_ms = now_ms
         #: As for :class:`~pytest_dsh.fake_host.persistence.DurableStore`.
         self.durability: Durability = "flush"
@@ -190,6 +206,16 @@ class JsonlStore:
         traceback: TracebackType | None,
     ) -> None:
         self.close()
+
+    def _check_folders(self, path: Path) -> None:
+        """The store writes only inside the root: a session's folders planted
+        as symbolic links are refused, never followed."""
+        for folder in (path.parent.parent, path.parent):
+            if folder.is_symlink():
+                raise StoreRootError(
+                    f"{str(folder)!r} is a symbolic link; the JSONL store writes only "
+                    f"inside {str(self.root)!r}: remove it"
+                )
 
     def _check_open(self) -> None:
         if self.closed:
@@ -248,7 +274,8 @@ class JsonlStore:
         if self.write_hook is not None:
             self.write_hook("append", path, data)
         try:
-            with path.open("r+b") as handle:
+            self._check_folders(path)
+            with _open_session_file(path) as handle:
                 handle.truncate(length)  # cut a torn tail off before writing after it
                 handle.seek(length)
                 try:
@@ -263,9 +290,11 @@ class JsonlStore:
 
     def _replace(self, path: Path, length: int, data: bytes) -> None:
         """The sound prefix plus ``data`` replace the file: old or new, never between."""
-        temporary = path.with_name(path.name + ".tmp")
+        temporary: Path | None = None
         try:
-            with path.open("rb") as old, temporary.open("wb") as handle:
+            self._check_folders(path)
+            temporary, handle = _temporary(path)
+            with handle, path.open("rb") as old:
                 handle.write(old.read(length))
                 handle.write(data)
                 handle.flush()
@@ -273,10 +302,11 @@ class JsonlStore:
             if self.write_hook is not None:
                 self.write_hook("replace", path, data)
             os.replace(temporary, path)
-            _fsync_folder(path.parent)
+            fsync_folder(path.parent)
         except OSError as exc:
-            with contextlib.suppress(OSError):
-                temporary.unlink(missing_ok=True)
+            if temporary is not None:
+                with contextlib.suppress(OSError):
+                    temporary.unlink(missing_ok=True)
             raise PersistenceRejectedError(f"writing {path} failed: {exc}") from None
 
     def _create(self, path: Path, header: SessionHeader, events: Sequence[SessionEvent]) -> None:
@@ -290,18 +320,21 @@ class JsonlStore:
         if "seedLength" in header:
             head["seedLength"] = header["seedLength"]
         data = _line(head) + b"".join(_line(event) for event in events)
-        temporary = path.with_name(path.name + f".{os.getpid()}.new")
+        temporary: Path | None = None
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with temporary.open("wb") as handle:
+            self._check_folders(path)
+            # Every new folder fsynced into its parent, up to the root: the
+            # session is reachable once it is recorded durable.
+            make_folders(path.parent)
+            temporary, handle = _temporary(path)
+            with handle:
                 handle.write(data)
                 handle.flush()
                 os.fsync(handle.fileno())
             if self.write_hook is not None:
                 self.write_hook("create", path, data)
             os.link(temporary, path)  # exclusive: fails when the session exists
-            _fsync_folder(path.parent)
-            _fsync_folder(path.parent.parent)
+            fsync_folder(path.parent)
         except FileExistsError:
             raise SessionExistsError(
                 f"session {header['id']!r} already exists under {str(self.root)!r}; "
@@ -310,8 +343,9 @@ class JsonlStore:
         except OSError as exc:
             raise PersistenceRejectedError(f"writing {path} failed: {exc}") from None
         finally:
-            with contextlib.suppress(OSError):
-                temporary.unlink(missing_ok=True)
+            if temporary is not None:
+                with contextlib.suppress(OSError):
+                    temporary.unlink(missing_ok=True)
         self._known[header["id"]] = (len(events), len(data))
 
     # -- reading ----------------------------------------------------------------------
@@ -354,9 +388,25 @@ class JsonlStore:
         return head, events, length
 
 
-def _fsync_folder(folder: Path) -> None:
-    descriptor = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(descriptor)
-    finally:
+def _temporary(path: Path) -> tuple[Path, Any]:
+    """A new temporary file beside ``path``, created exclusively and never
+    through a symbolic link (a planted one is a name taken), open for writing."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    for _ in range(100):
+        name = path.with_name(f"{path.name}.{secrets.token_hex(6)}.tmp")
+        try:
+            return name, os.fdopen(os.open(name, flags, 0o666), "wb")
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temporary name beside {path}")
+
+
+def _open_session_file(path: Path) -> Any:
+    """``path`` open for update, never through a symbolic link, and only a
+    regular file with no other name (so no file elsewhere is written)."""
+    descriptor = os.open(path, os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+    status = os.fstat(descriptor)
+    if not stat.S_ISREG(status.st_mode) or status.st_nlink != 1:
         os.close(descriptor)
+        raise OSError(errno.EPERM, "not a regular file with a single name", str(path))
+    return os.fdopen(descriptor, "r+b")

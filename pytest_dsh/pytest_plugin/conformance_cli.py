@@ -213,8 +213,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         for name in ("report.html", "report.json", "report.md"):
             print(f"  {report / name}")
     else:
-        print(f"dsh-conformance: no verdict (pytest exit status {status}); no report written",
-              file=sys.stderr)
+        # A report that could not be written (a full disk) leaves the verdict
+        # pytest printed above; this command cannot repeat it.
+        print(f"dsh-conformance: no report written (pytest exit status {status}); "
+              "the verdict, if any, is the one printed above", file=sys.stderr)
     return status
 
 

@@ -62,6 +62,7 @@ from pytest_dsh.pytest_plugin.hypothesis_scope import SuiteHypothesis
 from pytest_dsh.pytest_plugin.probes import register as register_probe_marker
 from pytest_dsh.pytest_plugin.reporting import ReportCollector, RunInfo, TestResult
 from pytest_dsh.pytest_plugin.reporting.readmes import readme_line, readme_versions
+from pytest_dsh.pytest_plugin.reporting.report_files import check_report_target
 from pytest_dsh.pytest_plugin.rerun_options import rerun_options
 from pytest_dsh.pytest_plugin.suite_items import LEVELS, describe_item, in_suite
 
@@ -266,9 +267,14 @@ def pytest_configure(config: pytest.Config) -> None:
     _load_expectations(config, run)
     if parallel.is_worker(config):
         return  # the controller gives the verdict and writes the reports
-    run.collector = ReportCollector(
-        lambda: _run_info(config, run), _configured_path(config, "dsh_report")
-    )
+    report = _configured_path(config, "dsh_report")
+    if report is not None and not config.option.collectonly:
+        # Before anything runs: not a traceback after the whole suite.
+        try:
+            check_report_target(report)
+        except DshKitError as exc:
+            raise pytest.UsageError(f"--dsh-report: {exc}") from exc
+    run.collector = ReportCollector(lambda: _run_info(config, run), report)
     config.pluginmanager.register(run.collector, "dsh-report")
     if parallel.runs_workers(config):
         parallel.check_distribution(config)

@@ -45,7 +45,7 @@ from pytest_dsh.driving.api import (
 )
 from pytest_dsh.driving.faults import FaultPlan, FlushRecord
 from pytest_dsh.driving.json_limits import json_value_problem
-from pytest_dsh.driving.jsonl_root import lock_root
+from pytest_dsh.driving.jsonl_root import lock_root, unlock_root
 from pytest_dsh.driving.pending import AgentCounters, PreStepOutcome
 from pytest_dsh.driving.replies import ModelReply
 from pytest_dsh.driving.seams import PLUGIN_INTERNAL, check_seam
@@ -213,7 +213,7 @@ _NO_LOCK = -1
 
 def _unlock(descriptor: int) -> None:
     if descriptor != _NO_LOCK:
-        os.close(descriptor)
+        unlock_root(descriptor)
 
 
 @final

@@ -18,6 +18,8 @@ renderings of one JSON document (HTML, Markdown, JSON, terminal summary).
   :mod:`~pytest_dsh.pytest_plugin.reporting.markdown`: renderings;
 * :mod:`~pytest_dsh.pytest_plugin.reporting.collector`: the pytest plugin object that
   collects each outcome and prints the terminal summary;
+* :mod:`~pytest_dsh.pytest_plugin.reporting.report_files`: the report path, checked
+  at start, and the reports written by write-then-rename;
 * :mod:`~pytest_dsh.pytest_plugin.reporting.raised`: the requirement named in a failure
   that is not an assertion.
 """

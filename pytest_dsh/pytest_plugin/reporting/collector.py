@@ -4,7 +4,6 @@ prints a short summary after pytest's own."""
 
 from __future__ import annotations
 
-import json
 import pathlib
 from collections.abc import Callable, Mapping
 from typing import Any, final
@@ -14,8 +13,7 @@ import pytest
 from pytest_dsh.pytest_plugin.reporting.document import RunInfo, build_document, not_collected
 from pytest_dsh.pytest_plugin.reporting.first_screen import first_screen_lines
 from pytest_dsh.pytest_plugin.reporting.host_limit_rows import host_limit_line, host_limited
-from pytest_dsh.pytest_plugin.reporting.html import render_html
-from pytest_dsh.pytest_plugin.reporting.markdown import render_markdown
+from pytest_dsh.pytest_plugin.reporting.report_files import ReportWriteError, write_reports
 from pytest_dsh.pytest_plugin.reporting.results import TestResult, collection_message
 from pytest_dsh.pytest_plugin.reporting.summary import overall_line, stop_line, verdict_lines
 from pytest_dsh.pytest_plugin.reporting.verdicts import word
@@ -29,27 +27,6 @@ _MARKUP: Mapping[str, Mapping[str, bool]] = {
     "halt": {"yellow": True},
 }
 
-_RENDERERS: Mapping[str, Callable[[Mapping[str, Any]], str]] = {
-    ".html": render_html,
-    ".md": render_markdown,
-    ".json": lambda document: json.dumps(document, indent=1, ensure_ascii=False) + "\n",
-}
-
-
-def write_reports(document: Mapping[str, Any], target: pathlib.Path) -> list[pathlib.Path]:
-    """Write ``target`` in the format its suffix names (``.html``, ``.md``,
-    ``.json``), or, for any other path, a folder holding ``report.html``,
-    ``report.json`` and ``report.md``."""
-    if target.suffix in _RENDERERS:
-        paths = [target]
-    else:
-        paths = [target / f"report{suffix}" for suffix in (".html", ".json", ".md")]
-    for path in paths:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(_RENDERERS[path.suffix](document), encoding="utf-8")
-    return paths
-
-
 @final
 class ReportCollector:
     """Registered by the plugin when an implementation is under test."""
@@ -62,6 +39,8 @@ class ReportCollector:
         self.collection_errors: dict[str, str] = {}
         self.document: dict[str, Any] | None = None
         self.written: list[pathlib.Path] = []
+        #: Why a report was not written (a full disk, ...), or ``None``.
+        self.write_error: str | None = None
 
     def add(self, result: TestResult) -> None:
         self.results[result.nodeid] = result
@@ -87,7 +66,12 @@ class ReportCollector:
         )
         session.exitstatus = self.document["verdict"]["exit_status"]
         if self._report is not None:
-            self.written = write_reports(self.document, self._report)
+            # A failure here says nothing about the implementation: the summary
+            # and the verdict still follow, with one line naming what was lost.
+            try:
+                self.written = write_reports(self.document, self._report)
+            except ReportWriteError as exc:
+                self.written, self.write_error = exc.written, str(exc)
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         document = self.document
@@ -106,6 +90,8 @@ class ReportCollector:
             terminalreporter.line(limits, blue=True)
         for path in self.written:
             terminalreporter.line(f"report: {path}")
+        if self.write_error is not None:
+            terminalreporter.line(f"report {self.write_error}", red=True)
         stopped = stop_line(document)
         if stopped is not None:
             terminalreporter.line(stopped, red=True)
