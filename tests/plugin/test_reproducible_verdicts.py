@@ -1,0 +1,201 @@
+"""A verdict is a fact about the implementation, not the run
+(docs/reproducibility.md): run twice in fresh processes without a seed, the
+same package gets the same seed line and the same outcome for every test,
+even when its verdict depends on the examples drawn; a Hypothesis example
+database in the run's folder changes nothing; exploring is opt-in and says
+how to replay what it found."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from pytest_dsh.pytest_plugin.hypothesis_scope import kit_seed
+
+# Runs pytest in other processes: more than the default budget.
+pytestmark = pytest.mark.dsh_wall_budget(300)
+
+#: The reference, with one bug whose every trigger depends on the drawn
+#: arguments: ``schedule_create`` refuses an argument set whose hash starts
+#: below 4 (about one in 64), or, with FLAKY_RULE=long, every ``after_seconds``
+#: above 1000. Every argument set it sees is appended to SEEN_FILE.
+FLAKY_IMPL = """
+import hashlib, json, os
+import dsh_reference.schedule.tools as tools
+from dsh_reference.schedule.core import tool_arguments
+from dsh_reference.implementation import IMPLEMENTATION
+
+_original = tools.validate_create_arguments
+
+def _flaky(arguments):
+    text = json.dumps(arguments, sort_keys=True, default=repr)
+    seen = os.environ.get("SEEN_FILE")
+    if seen:
+        with open(seen, "a", encoding="utf-8") as out:
+            out.write(text + "\\n")
+    if os.environ.get("FLAKY_RULE") == "long":
+        bad = int(arguments.get("after_seconds") or 0) > 1000
+    else:
+        bad = hashlib.sha256(text.encode()).digest()[0] < 4
+    if bad:
+        raise tool_arguments.ScheduleInputError(
+            tool_arguments.INVALID_SELECTOR, tool_arguments.SELECTOR_MESSAGE)
+    return _original(arguments)
+
+tools.validate_create_arguments = _flaky
+"""
+
+#: Makes the suite run as it did before its examples were fixed: no seed
+#: (Hypothesis draws one per test) and the default example database in the
+#: run's folder, read and written.
+SEEDLESS = """
+import random
+from hypothesis import core, settings
+from hypothesis.database import DirectoryBasedExampleDatabase
+from pytest_dsh.pytest_plugin import hypothesis_scope
+
+settings.register_profile(
+    "seedless", deadline=None, derandomize=False,
+    database=DirectoryBasedExampleDatabase(".hypothesis/examples"))
+# The seeds Hypothesis draws are drawn from this: the priming run is repeatable.
+core.threadlocal._hypothesis_global_random = random.Random(0)
+
+def _seedless(cls, **options):
+    return cls("seedless", None, "kit")
+
+hypothesis_scope.SuiteHypothesis.choose = classmethod(_seedless)
+"""
+
+SUITE_MODULE = "dsh_conformance.schedule.test_management_tools"
+FLAKY_TEST = "test_any_valid_create_stores_the_trimmed_prompt_under_a_fresh_id"
+#: The flaky test and a property test its bug cannot reach.
+SELECTION = f"{FLAKY_TEST} or test_any_shape_failure_is_the_official_value"
+
+
+@pytest.fixture
+def flaky(pytester: pytest.Pytester) -> pytest.Pytester:
+    pytester.makepyfile(flakyimpl=FLAKY_IMPL, seedless=SEEDLESS)
+    return pytester
+
+
+def _run(
+    pytester: pytest.Pytester, *options: str, report: str = "out.json",
+    selection: str = SELECTION,
+) -> tuple[str, dict[str, str], dict]:
+    """A fresh pytest process: its seed line, each test's outcome, its report."""
+    result = pytester.runpytest_subprocess(
+        "-p", "no:randomly", "-p", "no:cacheprovider", "--dsh-impl=flakyimpl:IMPLEMENTATION",
+        f"--dsh-report={report}", "--pyargs", SUITE_MODULE, "-k", selection, *options,
+    )
+    assert result.ret in (0, 1), result.stdout.str()[-3000:] + result.stderr.str()[-2000:]
+    line = next(x for x in result.stdout.lines if "hypothesis profile" in x)
+    path = pytester.path / report
+    document = json.loads((path / "report.json" if path.is_dir() else path).read_text("utf-8"))
+    outcomes = {test["id"]: test["outcome"] for test in document["tests"]}
+    return line, outcomes, document
+
+
+def _seen(pytester: pytest.Pytester, name: str) -> list[str]:
+    return (pytester.path / name).read_text("utf-8").splitlines()
+
+
+def test_the_same_package_gets_the_same_seed_and_outcomes_in_fresh_processes(
+    flaky, monkeypatch
+):
+    # Its verdict does depend on the examples: two given seeds disagree.
+    verdicts = {
+        seed: _run(flaky, f"--hypothesis-seed={seed}", selection=FLAKY_TEST)[1]
+        for seed in range(1, 7)
+    }
+    assert len({json.dumps(v, sort_keys=True) for v in verdicts.values()}) == 2, verdicts
+
+    monkeypatch.setenv("SEEN_FILE", "first.txt")
+    first_line, first, document = _run(flaky, report="first.json")
+    monkeypatch.setenv("SEEN_FILE", "second.txt")
+    second_line, second, _ = _run(flaky, report="second.json")
+    assert second_line == first_line
+    assert second == first and len(first) == 2
+    # The very same examples, in the same order, not only the same outcomes.
+    assert _seen(flaky, "second.txt") == _seen(flaky, "first.txt")
+    assert document["hypothesis"]["seed"] == kit_seed()
+    assert document["hypothesis"]["chosen"] == "kit"
+    assert f"seed {kit_seed()} (reproduce with --hypothesis-seed={kit_seed()})" in first_line
+
+
+def test_an_example_database_in_the_run_folder_changes_nothing(flaky, monkeypatch):
+    monkeypatch.setenv("FLAKY_RULE", "long")
+    monkeypatch.setenv("SEEN_FILE", "clean.txt")
+    _, clean, _ = _run(flaky, selection=FLAKY_TEST, report="clean.json")
+    clean_seen = _seen(flaky, "clean.txt")
+
+    # A run without the fixed seed fails and keeps its failing example in the
+    # folder's database; replayed without the seed, the database comes first.
+    monkeypatch.delenv("SEEN_FILE")
+    _run(flaky, "-p", "seedless", selection=FLAKY_TEST, report="priming.json")
+    assert any((flaky.path / ".hypothesis" / "examples").rglob("*")), "nothing was saved"
+    monkeypatch.setenv("SEEN_FILE", "replayed.txt")
+    _run(flaky, "-p", "seedless", selection=FLAKY_TEST, report="replayed.json")
+    saved = _seen(flaky, "replayed.txt")[0]
+    assert json.loads(saved)["after_seconds"] > 1000 and saved != clean_seen[0]
+
+    monkeypatch.setenv("SEEN_FILE", "with-database.txt")
+    _, with_database, _ = _run(flaky, selection=FLAKY_TEST, report="with-database.json")
+    assert with_database == clean
+    assert _seen(flaky, "with-database.txt") == clean_seen
+
+
+def test_the_given_seed_is_the_seed_every_report_records(flaky):
+    line, _, document = _run(flaky, "--hypothesis-seed=1234", selection=FLAKY_TEST)
+    assert line.endswith("seed 1234")
+    assert (document["hypothesis"]["seed"], document["hypothesis"]["chosen"]) == (1234, "given")
+    _run(flaky, "--hypothesis-seed=1234", selection=FLAKY_TEST, report="out")
+    for name in ("report.md", "report.html"):
+        assert "seed 1234" in (flaky.path / "out" / name).read_text("utf-8"), name
+
+
+def test_exploring_draws_a_seed_it_prints_with_a_replay_command(flaky, monkeypatch):
+    monkeypatch.setenv("FLAKY_RULE", "long")  # any seed's 200 examples find this bug
+    result = flaky.runpytest_subprocess(
+        "-p", "no:randomly", "-p", "no:cacheprovider", "--dsh-impl=flakyimpl:IMPLEMENTATION",
+        "--dsh-report=explored.json", "--dsh-explore", "--dsh-explore-examples=200",
+        "--pyargs", SUITE_MODULE, "-k", FLAKY_TEST,
+    )
+    header = re.search(
+        r"seed (\d+) \(reproduce with --hypothesis-seed=\1\), random \(--dsh-explore\); "
+        r"200 examples per property test", result.stdout.str())
+    assert header, result.stdout.str()[-3000:]
+    seed = header.group(1)
+    document = json.loads((flaky.path / "explored.json").read_text("utf-8"))
+    assert document["hypothesis"]["seed"] == int(seed)
+    assert (document["hypothesis"]["chosen"], document["hypothesis"]["examples"]) == (
+        "explore", 200)
+    test = next(t for t in document["tests"] if FLAKY_TEST in t["id"])
+    assert test["outcome"] == "failed"
+    replay = f"--hypothesis-seed={seed} --dsh-explore-examples=200"
+    assert test["rerun"].endswith(replay) and "--dsh-explore " not in test["rerun"]
+    result.stdout.fnmatch_lines([
+        "*dsh exploration*",
+        f"explored with seed {seed} (explore); 200 examples per property test",
+        "1 property test failed with this seed:",
+        f"  pytest --pyargs {SUITE_MODULE}::{FLAKY_TEST} *{replay}",
+        f"replay the run: pytest * {replay}",
+    ])
+    replayed = next(x for x in result.stdout.lines if x.startswith("replay the run: "))
+    assert "--dsh-explore" not in replayed.replace("--dsh-explore-examples", "")
+
+
+def test_the_replayed_exploration_fails_the_same_way(flaky, monkeypatch):
+    monkeypatch.setenv("FLAKY_RULE", "long")
+    monkeypatch.setenv("SEEN_FILE", "explored.txt")
+    explored = flaky.runpytest_subprocess(
+        "-p", "no:randomly", "-p", "no:cacheprovider", "--dsh-impl=flakyimpl:IMPLEMENTATION",
+        "--dsh-explore", "--pyargs", SUITE_MODULE, "-k", FLAKY_TEST,
+    )
+    seed = re.search(r"explored with seed (\d+)", explored.stdout.str())
+    assert seed, explored.stdout.str()[-3000:]
+    monkeypatch.setenv("SEEN_FILE", "replayed.txt")
+    _, outcomes, _ = _run(flaky, f"--hypothesis-seed={seed.group(1)}", selection=FLAKY_TEST)
+    assert list(outcomes.values()) == ["failed"]
+    assert _seen(flaky, "replayed.txt") == _seen(flaky, "explored.txt")
