@@ -134,6 +134,8 @@ class Exploration:
             path, report.nodeid, test_id, self._config.invocation_params.dir, self._rerun_args
         )
 
+    # Before the conformance summary: the verdict and its causes end the output.
+    @pytest.hookimpl(tryfirst=True)
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         hypothesis = self._hypothesis
         terminalreporter.section("dsh exploration", sep="-", bold=True)
