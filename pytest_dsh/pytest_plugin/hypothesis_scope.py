@@ -10,7 +10,9 @@ machine, worker count and test order (docs/reproducibility.md):
 * no example database: with a fixed seed Hypothesis neither reads nor writes
   one, and the profiles say ``database=None`` besides, so a local
   ``.hypothesis/`` folder changes nothing;
-* the profile is the same with or without ``CI`` in the environment.
+* the profile is the same with or without ``CI`` in the environment;
+* nothing that depends on the machine's speed decides: no deadline and no
+  speed health check, even for a test whose own ``@settings`` name others.
 
 ``--hypothesis-seed=N`` runs another fixed set; exploration (``--dsh-explore``)
 draws a random seed, printed so the run can be replayed with
@@ -39,7 +41,7 @@ import hashlib
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
 from pytest_dsh import __version__
 
@@ -171,24 +173,39 @@ class SuiteHypothesis:
             # the same), here only for the suite's tests.
             setattr(core, "global_force_seed", self.seed)  # noqa: B010
         try:
-            with self._examples(property_test(test)):
+            with self._test_settings(property_test(test)):
                 yield
         finally:
             settings.load_profile(previous_profile)
             setattr(core, "global_force_seed", previous_seed)  # noqa: B010
 
     @contextlib.contextmanager
-    def _examples(self, function: object | None) -> Iterator[None]:
-        if function is None or self.examples is None:
+    def _test_settings(self, function: object | None) -> Iterator[None]:
+        """A suite test's own ``@settings`` replace the profile's health-check
+        list and may set a deadline: under the kit's profile nothing that
+        depends on the machine's speed decides a verdict, so the speed health
+        check and the deadline are off for every property test; with
+        ``examples``, its example count is that one."""
+        if function is None or (self.profile is None and self.examples is None):
             yield
             return
-        from hypothesis import settings
+        from hypothesis import HealthCheck, settings
 
-        # A @given test reads these settings each time it is called; the
-        # test's own count is put back afterwards.
+        # A @given test reads these settings each time it is called; its own
+        # are put back afterwards.
         own = getattr(function, "_hypothesis_internal_use_settings", None)
-        wider = settings(own, max_examples=self.examples)
-        setattr(function, "_hypothesis_internal_use_settings", wider)  # noqa: B010
+        if not isinstance(own, settings):
+            yield
+            return
+        changes: dict[str, Any] = {}
+        if self.profile is not None:
+            changes["deadline"] = None
+            changes["suppress_health_check"] = sorted(
+                {*own.suppress_health_check, HealthCheck.too_slow}, key=lambda c: c.value
+            )
+        if self.examples is not None:
+            changes["max_examples"] = self.examples
+        setattr(function, "_hypothesis_internal_use_settings", settings(own, **changes))  # noqa: B010
         try:
             yield
         finally:

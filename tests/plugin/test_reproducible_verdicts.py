@@ -7,6 +7,7 @@ how to replay what it found."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 
@@ -20,7 +21,8 @@ pytestmark = pytest.mark.dsh_wall_budget(300)
 #: The reference, with one bug whose every trigger depends on the drawn
 #: arguments: ``schedule_create`` refuses an argument set whose hash starts
 #: below 4 (about one in 64), or, with FLAKY_RULE=long, every ``after_seconds``
-#: above 1000. Every argument set it sees is appended to SEEN_FILE.
+#: above 1000 (FLAKY_RULE=none: no bug). Every argument set it sees is
+#: appended to SEEN_FILE.
 FLAKY_IMPL = """
 import hashlib, json, os
 import dsh_reference.schedule.tools as tools
@@ -37,6 +39,8 @@ def _flaky(arguments):
             out.write(text + "\\n")
     if os.environ.get("FLAKY_RULE") == "long":
         bad = int(arguments.get("after_seconds") or 0) > 1000
+    elif os.environ.get("FLAKY_RULE") == "none":
+        bad = False
     else:
         bad = hashlib.sha256(text.encode()).digest()[0] < 4
     if bad:
@@ -97,6 +101,11 @@ def _run(
     return line, outcomes, document
 
 
+def _explicit_examples(name: str) -> list[object]:
+    module = importlib.import_module(SUITE_MODULE)
+    return list(getattr(getattr(module, name), "hypothesis_explicit_examples", []))
+
+
 def _seen(pytester: pytest.Pytester, name: str) -> list[str]:
     return (pytester.path / name).read_text("utf-8").splitlines()
 
@@ -137,8 +146,10 @@ def test_an_example_database_in_the_run_folder_changes_nothing(flaky, monkeypatc
     assert any((flaky.path / ".hypothesis" / "examples").rglob("*")), "nothing was saved"
     monkeypatch.setenv("SEEN_FILE", "replayed.txt")
     _run(flaky, "-p", "seedless", selection=FLAKY_TEST, report="replayed.json")
-    saved = _seen(flaky, "replayed.txt")[0]
-    assert json.loads(saved)["after_seconds"] > 1000 and saved != clean_seen[0]
+    # After the test's explicit examples, which every run checks first.
+    explicit = len(_explicit_examples(FLAKY_TEST))
+    saved = _seen(flaky, "replayed.txt")[explicit]
+    assert json.loads(saved).get("after_seconds", 0) > 1000 and saved != clean_seen[explicit]
 
     monkeypatch.setenv("SEEN_FILE", "with-database.txt")
     _, with_database, _ = _run(flaky, selection=FLAKY_TEST, report="with-database.json")
@@ -199,3 +210,44 @@ def test_the_replayed_exploration_fails_the_same_way(flaky, monkeypatch):
     _, outcomes, _ = _run(flaky, f"--hypothesis-seed={seed.group(1)}", selection=FLAKY_TEST)
     assert list(outcomes.values()) == ["failed"]
     assert _seen(flaky, "replayed.txt") == _seen(flaky, "explored.txt")
+
+
+def test_the_example_count_is_the_one_asked_for(flaky, monkeypatch):
+    monkeypatch.setenv("FLAKY_RULE", "none")
+    monkeypatch.setenv("SEEN_FILE", "own.txt")
+    _run(flaky, selection=FLAKY_TEST)
+    monkeypatch.setenv("SEEN_FILE", "five.txt")
+    _run(flaky, "--dsh-explore-examples=5", selection=FLAKY_TEST)
+    # Five drawn examples and the test's explicit ones (every run checks those).
+    assert 2 <= len(_seen(flaky, "five.txt")) <= 6 < len(_seen(flaky, "own.txt"))
+
+
+SETTINGS_PROBE = """
+import pytest
+from hypothesis import HealthCheck
+
+seen = {}
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    used = getattr(item.obj, "_hypothesis_internal_use_settings", None)
+    if used is not None:
+        seen[item.name] = (used.deadline, HealthCheck.too_slow in used.suppress_health_check)
+    return (yield)
+
+def pytest_sessionfinish(session):
+    print("SETTINGS", sorted(set(seen.values()), key=repr), len(seen))
+"""
+
+
+def test_no_property_test_depends_on_the_machine_s_speed(pytester):
+    # The test's own @settings name another health check, which replaces the
+    # profile's list: the kit still turns the speed check off for it.
+    pytester.makepyfile(settingsprobe=SETTINGS_PROBE)
+    pytester.syspathinsert()
+    result = pytester.runpytest(
+        "-p", "settingsprobe", "-p", "no:randomly", "-s", "--dsh-impl=reference",
+        "--pyargs", "dsh_conformance.schedule.test_absolute_time_input",
+        "-k", "test_any_local_time_near",
+    )
+    assert "SETTINGS [(None, True)] 1" in result.stdout.str(), result.stdout.str()[-2000:]
