@@ -22,7 +22,7 @@ pytestmark = pytest.mark.dsh_wall_budget(300)
 #: arguments: ``schedule_create`` refuses an argument set whose hash starts
 #: below 4 (about one in 64), or, with FLAKY_RULE=long, every ``after_seconds``
 #: above 1000 (FLAKY_RULE=none: no bug). Every argument set it sees is
-#: appended to SEEN_FILE.
+#: appended to SEEN_FILE, after the id of the test that drew it.
 FLAKY_IMPL = """
 import hashlib, json, os
 import dsh_reference.schedule.tools as tools
@@ -36,7 +36,8 @@ def _flaky(arguments):
     seen = os.environ.get("SEEN_FILE")
     if seen:
         with open(seen, "a", encoding="utf-8") as out:
-            out.write(text + "\\n")
+            test = os.environ.get("PYTEST_CURRENT_TEST", "").split(" ")[0]
+            out.write(test + "\\t" + text + "\\n")
     if os.environ.get("FLAKY_RULE") == "long":
         bad = int(arguments.get("after_seconds") or 0) > 1000
     elif os.environ.get("FLAKY_RULE") == "none":
@@ -110,6 +111,39 @@ def _seen(pytester: pytest.Pytester, name: str) -> list[str]:
     return (pytester.path / name).read_text("utf-8").splitlines()
 
 
+def _seen_by_test(pytester: pytest.Pytester, name: str) -> dict[str, list[str]]:
+    by_test: dict[str, list[str]] = {}
+    for line in _seen(pytester, name):
+        test, _, arguments = line.partition("\t")
+        by_test.setdefault(test, []).append(arguments)
+    return by_test
+
+
+#: Runs the collected tests in reverse order.
+REVERSED = """
+import pytest
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items):
+    items.reverse()
+"""
+
+
+def test_worker_count_and_test_order_change_no_example(flaky, monkeypatch):
+    flaky.makepyfile(reversedorder=REVERSED)
+    runs = {}
+    for name, options in {
+        "serial": (), "reversed": ("-p", "reversedorder"), "two-workers": ("-n", "2"),
+    }.items():
+        monkeypatch.setenv("SEEN_FILE", f"{name}.txt")
+        line, outcomes, _ = _run(flaky, *options, report=f"{name}.json")
+        runs[name] = (line, outcomes, _seen_by_test(flaky, f"{name}.txt"))
+    serial = runs.pop("serial")
+    assert len(serial[2]) == 2  # both property tests drew arguments
+    for name, run in runs.items():
+        assert run == serial, name
+
+
 def test_the_same_package_gets_the_same_seed_and_outcomes_in_fresh_processes(
     flaky, monkeypatch
 ):
@@ -149,7 +183,8 @@ def test_an_example_database_in_the_run_folder_changes_nothing(flaky, monkeypatc
     # After the test's explicit examples, which every run checks first.
     explicit = len(_explicit_examples(FLAKY_TEST))
     saved = _seen(flaky, "replayed.txt")[explicit]
-    assert json.loads(saved).get("after_seconds", 0) > 1000 and saved != clean_seen[explicit]
+    assert json.loads(saved.split("\t")[1]).get("after_seconds", 0) > 1000
+    assert saved != clean_seen[explicit]
 
     monkeypatch.setenv("SEEN_FILE", "with-database.txt")
     _, with_database, _ = _run(flaky, selection=FLAKY_TEST, report="with-database.json")
