@@ -11,9 +11,11 @@ import importlib
 import json
 import re
 
+import jsonschema
 import pytest
 
 from pytest_dsh.pytest_plugin.hypothesis_scope import kit_seed
+from pytest_dsh.pytest_plugin.reporting import report_schema
 
 # Runs pytest in other processes: more than the default budget.
 pytestmark = pytest.mark.dsh_wall_budget(300)
@@ -164,6 +166,7 @@ def test_the_same_package_gets_the_same_seed_and_outcomes_in_fresh_processes(
     assert _seen(flaky, "second.txt") == _seen(flaky, "first.txt")
     assert document["hypothesis"]["seed"] == kit_seed()
     assert document["hypothesis"]["chosen"] == "kit"
+    jsonschema.validate(document, report_schema())
     assert f"seed {kit_seed()} (reproduce with --hypothesis-seed={kit_seed()})" in first_line
 
 
@@ -196,6 +199,7 @@ def test_the_given_seed_is_the_seed_every_report_records(flaky):
     line, _, document = _run(flaky, "--hypothesis-seed=1234", selection=FLAKY_TEST)
     assert line.endswith("seed 1234")
     assert (document["hypothesis"]["seed"], document["hypothesis"]["chosen"]) == (1234, "given")
+    jsonschema.validate(document, report_schema())
     _run(flaky, "--hypothesis-seed=1234", selection=FLAKY_TEST, report="out")
     for name in ("report.md", "report.html"):
         assert "seed 1234" in (flaky.path / "out" / name).read_text("utf-8"), name
@@ -217,6 +221,7 @@ def test_exploring_draws_a_seed_it_prints_with_a_replay_command(flaky, monkeypat
     assert document["hypothesis"]["seed"] == int(seed)
     assert (document["hypothesis"]["chosen"], document["hypothesis"]["examples"]) == (
         "explore", 200)
+    jsonschema.validate(document, report_schema())
     test = next(t for t in document["tests"] if FLAKY_TEST in t["id"])
     assert test["outcome"] == "failed"
     replay = f"--hypothesis-seed={seed} --dsh-explore-examples=200"
@@ -286,3 +291,11 @@ def test_no_property_test_depends_on_the_machine_s_speed(pytester):
         "-k", "test_any_local_time_near",
     )
     assert "SETTINGS [(None, True)] 1" in result.stdout.str(), result.stdout.str()[-2000:]
+
+
+def test_a_seed_given_as_text_is_recorded_as_given(flaky):
+    # Hypothesis accepts any text as a seed; the report keeps it as it was used.
+    line, _, document = _run(flaky, "--hypothesis-seed=abc", selection=FLAKY_TEST)
+    assert line.endswith("seed abc")
+    assert document["hypothesis"]["seed"] == "abc"
+    jsonschema.validate(document, report_schema())
