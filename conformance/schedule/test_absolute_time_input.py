@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 
 from dsh_conformance.expect import pinned, readme
 from dsh_conformance.layout_free import mentions, schedule_changes
@@ -18,6 +18,8 @@ from dsh_conformance.schedule.tool_values import (
     rejection_codes,
 )
 from pytest_dsh.strategies.schedule import (
+    GAP_MESSAGE,
+    AtCase,
     local_at_near_transitions,
     malformed_at_strings,
     offset_at_strings,
@@ -553,6 +555,15 @@ def test_any_malformed_offset_string_gets_the_official_message(agent, case):
 @pytest.mark.spec("SCH-028", "SCH-029")
 @REUSE_AGENT
 @given(case=local_at_near_transitions())
+# Known minimal failing examples (docs/reproducibility.md): a skipped local
+# time moved forward instead of being rejected, and a repeated one resolved
+# to its later instant (tests/mutants).
+@example(case=AtCase(
+    at={"date": "2026-03-08", "time": "02:30:00", "time_zone": "America/New_York"},
+    code="invalid_rule", message=GAP_MESSAGE, note="gap"))
+@example(case=AtCase(
+    at={"date": "2026-11-01", "time": "01:30:00", "time_zone": "America/New_York"},
+    scheduled_at="2026-11-01T05:30:00.000Z", note="overlap"))
 def test_any_local_time_near_a_transition_resolves_or_is_a_gap(early_agent, case):
     if case.scheduled_at is None:
         _rejected(early_agent, case.at, "SCH-028", "inside a daylight-saving gap")

@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 
 from dsh_conformance.expect import pinned, readme
 from dsh_conformance.layout_free import NOT_FOUND_CODE, mentions, schedule_changes
@@ -1011,6 +1011,9 @@ def test_any_shape_failure_is_the_official_value(agent, case):
 @pytest.mark.spec("SCH-015", "SCH-032", "SCH-034", "SCH-035")
 @REUSE_AGENT
 @given(arguments=create_arguments(now_ms=START_MS))
+# Known minimal failing examples (docs/reproducibility.md): the shortest
+# interval the README allows, once answered frequency_too_high (tests/mutants).
+@example(arguments={"prompt": "p", "every_seconds": 300})
 def test_any_valid_create_stores_the_trimmed_prompt_under_a_fresh_id(agent, arguments):
     before = agent.call_tool("schedule_list", {}).value
     count = _change_count(agent)

@@ -17,6 +17,9 @@ exit status is the verdict's: 0 conforms (with or without known failures),
 (``-n N``); ``auto``, the default, is the number of CPUs this process may use,
 and ``1`` runs the suite in this one process without xdist. The verdict, the
 exit status and the reports are the same either way (docs/parallel-runs.md).
+
+The property tests run the kit's fixed example set unless ``--seed`` or
+``--explore`` says otherwise (docs/reproducibility.md).
 """
 
 from __future__ import annotations
@@ -59,6 +62,17 @@ def _workers(text: str) -> int | None:
         count = 0
     if count < 1:
         raise argparse.ArgumentTypeError(f"expected a number >= 1 or auto, not {text!r}")
+    return count
+
+
+def _examples(text: str) -> int:
+    """``--explore-examples``: a count >= 1."""
+    try:
+        count = int(text)
+    except ValueError:
+        count = 0
+    if count < 1:
+        raise argparse.ArgumentTypeError(f"expected a number >= 1, not {text!r}")
     return count
 
 
@@ -126,6 +140,21 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--dst-table", choices=("sample", "full"), default=None,
                         help="DST regression tables: sample (default) or full")
     parser.add_argument(
+        "--seed", metavar="SEED",
+        help="Hypothesis seed of the property tests (default: the kit's fixed seed, the same "
+        "every run; pytest --hypothesis-seed)",
+    )
+    parser.add_argument(
+        "--explore", action="store_true",
+        help="draw a random seed instead, to look for new failing examples; the seed and a "
+        "replay command are printed (pytest --dsh-explore)",
+    )
+    parser.add_argument(
+        "--explore-examples", type=_examples, default=None, metavar="N",
+        help="N examples in every property test instead of each test's own count "
+        "(pytest --dsh-explore-examples)",
+    )
+    parser.add_argument(
         "--workers", type=_workers, default=None, metavar="N|auto",
         help="processes to run the tests on (pytest-xdist -n N): auto (default) is every "
         "usable CPU, 1 runs them in this process alone; verdict and reports are the same",
@@ -163,6 +192,12 @@ def pytest_arguments(
         args.append(f"--dsh-expectations={options.expectations}")
     if options.dst_table:
         args.append(f"--dsh-dst-table={options.dst_table}")
+    if options.seed is not None:
+        args.append(f"--hypothesis-seed={options.seed}")
+    if options.explore:
+        args.append("--dsh-explore")
+    if options.explore_examples is not None:
+        args.append(f"--dsh-explore-examples={options.explore_examples}")
     workers = options.workers or (usable_cpus() if cpus is None else cpus)
     if workers > 1:
         args += ["-n", str(workers)]

@@ -21,6 +21,10 @@ Options (each with an ini twin where it makes sense):
     Replay a deterministic sample of the DST regression tables, or all of them.
 ``--dsh-update-golden``
     Regenerate golden fixture files instead of failing on drift (never in CI).
+``--dsh-explore`` / ini ``dsh_explore``, ``--dsh-explore-examples N`` / ini ``dsh_explore_examples``
+    Property tests with a random seed, or more examples
+    (:mod:`pytest_dsh.pytest_plugin.exploration`); by default they run the
+    kit's fixed example set (:mod:`pytest_dsh.pytest_plugin.hypothesis_scope`).
 
 With an implementation under test, every run ends with a verdict
 (:mod:`pytest_dsh.pytest_plugin.reporting.verdicts`) that sets the exit status: 0 conforms
@@ -56,9 +60,16 @@ from pytest_dsh.implementations import (
     resolve_implementation,
 )
 from pytest_dsh.npm.host_limits import host_limits, limit_for
-from pytest_dsh.pytest_plugin import budget, fixture_options, npm_options, parallel, roles
+from pytest_dsh.pytest_plugin import (
+    budget,
+    exploration,
+    fixture_options,
+    npm_options,
+    parallel,
+    roles,
+)
 from pytest_dsh.pytest_plugin.fixture_options import dsh_update_golden  # noqa: F401  (a fixture)
-from pytest_dsh.pytest_plugin.hypothesis_scope import SuiteHypothesis
+from pytest_dsh.pytest_plugin.hypothesis_scope import SuiteHypothesis, property_test
 from pytest_dsh.pytest_plugin.probes import register as register_probe_marker
 from pytest_dsh.pytest_plugin.reporting import ReportCollector, RunInfo, TestResult
 from pytest_dsh.pytest_plugin.reporting.readmes import readme_line, readme_versions
@@ -91,6 +102,7 @@ class DshRun:
     implementation: Implementation | None
     levels: tuple[str, ...]
     hypothesis: SuiteHypothesis
+    explore: bool = False
     expectations: dict[str, str] = field(default_factory=dict)
     expectations_file: Expectations | None = None
     collector: ReportCollector | None = None
@@ -150,6 +162,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "or the full table",
     )
     fixture_options.pytest_addoption(parser)
+    exploration.pytest_addoption(parser)
     npm_options.pytest_addoption(parser)
     parser.addini("dsh_impl", "default implementation under test (see --dsh-impl)", default="")
     parser.addini("dsh_level", "requirement levels to run (see --dsh-level)", default="all")
@@ -254,11 +267,13 @@ def pytest_configure(config: pytest.Config) -> None:
         spec=resolved[0] if resolved else None,
         implementation=resolved[1] if resolved else None,
         levels=LEVELS if level == "all" else (level,),
-        hypothesis=_hypothesis(config, pick_seed=resolved is not None),
+        hypothesis=_hypothesis(config),
+        explore=exploration.explore_requested(config),
     )
     config.stash[_RUN_KEY] = run
     config.stash[parallel.HANDED_DOWN] = {
         "hypothesis_seed": run.hypothesis.seed,
+        "hypothesis_chosen": run.hypothesis.chosen,
         # Workers load the npm install the controller resolved, never their own.
         **npm_options.handed_down(run.implementation),
     }
@@ -276,6 +291,11 @@ def pytest_configure(config: pytest.Config) -> None:
             raise pytest.UsageError(f"--dsh-report: {exc}") from exc
     run.collector = ReportCollector(lambda: _run_info(config, run), report)
     config.pluginmanager.register(run.collector, "dsh-report")
+    if run.explore:
+        config.pluginmanager.register(
+            exploration.Exploration(config, run.hypothesis, _rerun_args(config, run)),
+            "dsh-exploration",
+        )
     if parallel.runs_workers(config):
         parallel.check_distribution(config)
         config.pluginmanager.register(
@@ -284,19 +304,23 @@ def pytest_configure(config: pytest.Config) -> None:
         )
 
 
-def _hypothesis(config: pytest.Config, *, pick_seed: bool) -> SuiteHypothesis:
+def _hypothesis(config: pytest.Config) -> SuiteHypothesis:
     """The suite's Hypothesis settings; a parallel run's workers take the seed
-    their controller picked, so the header's seed is the one every test used."""
+    their controller chose, so the header's seed is the one every test used."""
     handed = parallel.inherited(config)
     chosen = SuiteHypothesis.choose(
         user_profile=config.getoption("hypothesis_profile", None),
         user_seed=config.getoption("hypothesis_seed", None),
-        pick_seed=pick_seed and handed is None,
+        # A worker never draws a seed of its own: it is handed the controller's.
+        explore=handed is None and exploration.explore_requested(config),
+        examples=exploration.examples_requested(config),
     )
     if handed is None:
         return chosen
     seed = handed.get("hypothesis_seed")
-    return chosen.inheriting(int(seed) if seed is not None else None)
+    return chosen.inheriting(
+        seed if isinstance(seed, int | str) else None, str(handed.get("hypothesis_chosen"))
+    )
 
 
 def _rerun_args(config: pytest.Config, run: DshRun) -> list[str]:
@@ -306,11 +330,9 @@ def _rerun_args(config: pytest.Config, run: DshRun) -> list[str]:
     given = {arg.partition("=")[0] for arg in args}
     if run.expectations_file is not None and "--dsh-expectations" not in given:
         args.append(f"--dsh-expectations={run.expectations_file.source}")
-    # The seed the run picked, or the one the user gave: either way the one
-    # the test ran with, so the command reproduces it.
-    seed = run.hypothesis.seed if run.hypothesis.seed is not None else run.hypothesis.user_seed
-    if seed is not None:
-        args.append(f"--hypothesis-seed={seed}")
+    # The seed the test ran with (the kit's, the user's or an exploring run's)
+    # and its example count, so the command runs the same examples.
+    args.extend(run.hypothesis.replay_args())
     return args
 
 
@@ -329,6 +351,9 @@ def _run_info(config: pytest.Config, run: DshRun) -> RunInfo:
         tzdata=f"{TZDATA_VERSION} (IANA {iana_release()})",
         hypothesis=run.hypothesis.describe(),
         seed=run.hypothesis.seed,
+        seed_chosen=run.hypothesis.chosen,
+        hypothesis_version=run.hypothesis.hypothesis_version(),
+        examples=run.hypothesis.examples,
         levels=run.levels,
         expectations=run.expectations_file.source if run.expectations_file else None,
         known_failures=len(run.expectations),
@@ -393,7 +418,7 @@ def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, object, object
     run = item.config.stash.get(_RUN_KEY, None)
     if run is None or not in_suite(item.path):
         return (yield)
-    with run.hypothesis.applied():
+    with run.hypothesis.applied(getattr(item, "obj", None)):
         return (yield)
 
 
@@ -446,6 +471,8 @@ def pytest_collection_modifyitems(
                 ("pinned_details", " ".join(info.pinned_details)),
             ]
         )
+        if run.explore and property_test(getattr(item, "obj", None)) is not None:
+            item.user_properties.append((exploration.PROPERTY, "yes"))
         (kept if info.level in run.levels else deselected).append(item)
     if deselected:
         config.hook.pytest_deselected(items=deselected)

@@ -21,14 +21,15 @@ __all__ = ["DROPPED", "rerun_options"]
 
 #: Options a rerun leaves out (by argparse destination): the run's selection,
 #: its distribution over processes, its outputs, and what the rerun command
-#: sets itself (the implementation and the Hypothesis seed).
+#: sets itself (the implementation, the Hypothesis seed and example count:
+#: an exploring run's rerun names the seed it drew, not --dsh-explore).
 DROPPED: Final = frozenset(
     {
         "keyword", "markexpr", "deselect", "ignore", "ignore_glob", "pyargs",
         "lf", "failedfirst", "newfirst", "stepwise", "stepwise_skip",
         "numprocesses", "maxprocesses", "dist", "tx", "rsyncdir", "looponfail",
         "basetemp", "xmlpath", "dsh_report", "dsh_list_impls",
-        "dsh_impl", "hypothesis_seed",
+        "dsh_impl", "hypothesis_seed", "dsh_explore", "dsh_explore_examples",
     }
 )
 

@@ -304,7 +304,6 @@ SEED_PROBE = textwrap.dedent(
 
 @pytest.mark.dsh_wall_budget(300)
 def test_every_worker_uses_the_one_seed_the_header_names(pytester, monkeypatch, tmp_path):
-    monkeypatch.delenv("CI", raising=False)  # under CI the suite is derandomized
     probes = tmp_path / "seeds"
     probes.mkdir()
     monkeypatch.setenv("SEED_PROBE_DIR", str(probes))
@@ -328,6 +327,25 @@ def test_every_worker_uses_the_one_seed_the_header_names(pytester, monkeypatch, 
     document = json.loads((pytester.path / "out.json").read_text("utf-8"))
     assert document["hypothesis"]["seed"] == int(header.group(1))
     assert all(f"--hypothesis-seed={header.group(1)}" in t["rerun"] for t in document["tests"])
+
+
+@pytest.mark.dsh_wall_budget(300)
+def test_an_exploring_run_hands_its_drawn_seed_to_every_worker(pytester, monkeypatch, tmp_path):
+    probes = tmp_path / "seeds"
+    probes.mkdir()
+    monkeypatch.setenv("SEED_PROBE_DIR", str(probes))
+    pytester.makepyfile(seedprobe=SEED_PROBE)
+    _importable_by_workers(pytester)
+    result = pytester.runpytest(
+        "-p", "seedprobe", "-p", "no:randomly", "-n", "2", "--dsh-impl=reference",
+        "--dsh-explore", "--pyargs", "dsh_conformance.time_context", "-k", "test_configuration",
+    )
+    assert result.ret == 0, result.stdout.str()[-2000:]
+    drawn = re.search(r"explored with seed (\d+) \(explore\)", result.stdout.str())
+    assert drawn is not None, result.stdout.str()[-2000:]
+    seeds = {path.name: set(path.read_text().split()) for path in sorted(probes.iterdir())}
+    assert sorted(seeds) == ["seeds-gw0.txt", "seeds-gw1.txt"]
+    assert all(used == {drawn.group(1)} for used in seeds.values()), seeds
 
 
 @pytest.mark.dsh_wall_budget(300)

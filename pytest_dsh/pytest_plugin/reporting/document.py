@@ -69,7 +69,8 @@ class RunInfo:
     kit_version: str
     tzdata: str
     hypothesis: str
-    seed: int | None
+    #: The seed the suite's property tests used (``None``: derandomized).
+    seed: int | str | None
     levels: tuple[str, ...]
     expectations: str | None
     known_failures: int
@@ -81,6 +82,12 @@ class RunInfo:
     host: str | None = None
     host_version: str | None = None
     host_notes: tuple[str, ...] = ()
+    #: How the seed was chosen (kit, given, explore, derandomized), the
+    #: Hypothesis release that drew the examples, and the example count
+    #: every property test ran (``None``: each test's own).
+    seed_chosen: str | None = None
+    hypothesis_version: str | None = None
+    examples: int | None = None
 
 
 def report_schema() -> dict[str, Any]:
@@ -287,7 +294,7 @@ def build_document(
         },
         "kit": {"version": info.kit_version, "tzdata": info.tzdata},
         "readmes": readme_versions(),
-        "hypothesis": {"text": info.hypothesis, "seed": info.seed},
+        "hypothesis": _hypothesis(info),
         "levels": list(info.levels),
         "expectations": {"source": info.expectations, "count": info.known_failures},
         "command": info.command,
@@ -301,6 +308,17 @@ def build_document(
         "pinned_details": _pinned(ordered),
         "tests": tests,
     }
+
+
+def _hypothesis(info: RunInfo) -> dict[str, Any]:
+    """The ``hypothesis`` member: the seed actually used and how it was chosen."""
+    member: dict[str, Any] = {"text": info.hypothesis, "seed": info.seed}
+    if info.seed_chosen is not None:
+        member["chosen"] = info.seed_chosen
+    if info.hypothesis_version is not None:
+        member["version"] = info.hypothesis_version
+    member["examples"] = info.examples
+    return member
 
 
 def _host(info: RunInfo) -> dict[str, Any]:
