@@ -117,16 +117,16 @@ _SELECTORS: Final = {
 
 @st.composite
 def _selector_errors(
-    draw: st.DrawFn, blanks: str = JS_WHITESPACE
+    draw: st.DrawFn, blanks: str = JS_WHITESPACE, *, unknown_keys: bool = True
 ) -> tuple[dict[str, Any], dict[str, str]]:
     prompt = draw(st.one_of(prompts(), blank_prompts(alphabet=blanks)))
-    names = draw(
-        st.one_of(
-            st.just(()),
-            st.lists(st.sampled_from(sorted(_SELECTORS)), min_size=2, max_size=3, unique=True),
-            st.lists(st.sampled_from(sorted(_SELECTORS)), min_size=1, max_size=1),
-        )
-    )
+    counts = [
+        st.just(()),
+        st.lists(st.sampled_from(sorted(_SELECTORS)), min_size=2, max_size=3, unique=True),
+    ]
+    if unknown_keys:
+        counts.append(st.lists(st.sampled_from(sorted(_SELECTORS)), min_size=1, max_size=1))
+    names = draw(st.one_of(counts))
     arguments: dict[str, Any] = {"prompt": prompt}
     for name in names:
         arguments[name] = draw(_SELECTORS[name])
@@ -173,7 +173,10 @@ def invalid_create_arguments(
     the README itself rejects: prompts blank under any trim (not JavaScript's
     wider whitespace set), and every_seconds below 300 (the README asks a safe
     integer of after_seconds only: 300.5 or 2**60 is the official build's
-    choice, SCH-CREATE-ARGUMENT-CHECKS).
+    choice, SCH-CREATE-ARGUMENT-CHECKS). It draws no unknown argument key
+    either: the README's "extra keys" are those of the local ``at`` object,
+    and whether ``schedule_create`` refuses other argument keys is pinned
+    (SCH-CREATE-ARGUMENT-CHECKS).
     """
     blanks = ANY_TRIM if readme_only else JS_WHITESPACE
     blank = st.builds(
@@ -203,5 +206,6 @@ def invalid_create_arguments(
         prompts(),
         st.integers(-MAX_SAFE_INTEGER, 299),
     )
-    return st.one_of(_selector_errors(blanks), blank, after, every_rule, frequency)
+    selectors = _selector_errors(blanks, unknown_keys=not readme_only)
+    return st.one_of(selectors, blank, after, every_rule, frequency)
 
