@@ -17,6 +17,7 @@ Zones are exact, case-sensitive keys of the pinned ``tzdata`` package with an
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -93,11 +94,25 @@ def parse_at_selector(at: object) -> ParsedAt:
     raise ScheduleInputError(INVALID_RULE, AT_SELECTOR_TYPE_MESSAGE)
 
 
+@functools.cache
+def _zone_keys_by_folded_name() -> dict[str, str]:
+    return {key.casefold(): key for key in pinned_zone_keys()}
+
+
 def validate_time_zone(value: str) -> str:
-    """Return ``value`` if it is ``UTC`` or an exact ``Area/Location`` key of the pinned tzdata."""
-    if value == "UTC" or (_ZONE_NAME.fullmatch(value) and value in pinned_zone_keys()):
+    """``UTC``, or the pinned tzdata key an ``Area/Location`` name names.
+
+    The name is matched case-insensitively, as ICU does for the official build
+    (pin SCH-ZONE-NAME-CASE: the README does not say whether case matters);
+    only ``UTC`` itself may have a single segment."""
+    if value == "UTC":
         return value
-    raise ScheduleInputError(INVALID_TIME_ZONE, ZONE_NAME_MESSAGE)
+    key = None
+    if value.isascii() and _ZONE_NAME.fullmatch(value):
+        key = _zone_keys_by_folded_name().get(value.casefold())
+    if key is None:
+        raise ScheduleInputError(INVALID_TIME_ZONE, ZONE_NAME_MESSAGE)
+    return key
 
 
 def _parse_offset_string(text: str) -> int:
