@@ -40,11 +40,13 @@ def _clean_edges(text: str) -> bool:
 
 
 @functools.cache
-def prompts(*, max_size: int = 40) -> st.SearchStrategy[str]:
-    """Prompts that stay non-empty after JS trimming (possibly padded).
+def prompts(*, max_size: int = 40, padding: str = JS_WHITESPACE) -> st.SearchStrategy[str]:
+    """Prompts that stay non-empty after JS trimming, possibly padded with
+    characters of ``padding`` (``ANY_TRIM`` for a readme test: the README says
+    only "trimmed", SCH-TRIM-WHITESPACE).
     Built once per size: Hypothesis reads the filter's source each time one is
     built, which cost more than the draws where the event-log strategy calls it."""
-    padding = st.text(alphabet=JS_WHITESPACE, max_size=3)
+    pads = st.text(alphabet=padding, max_size=3)
     core = st.text(
         # Every code point but a surrogate: what UTF-8 can encode. Spelled without
         # codec="utf-8", which makes Hypothesis test all 1.1M code points per run.
@@ -52,7 +54,7 @@ def prompts(*, max_size: int = 40) -> st.SearchStrategy[str]:
         min_size=1,
         max_size=max_size,
     ).filter(_clean_edges)
-    return st.tuples(padding, core, padding).map("".join)
+    return st.tuples(pads, core, pads).map("".join)
 
 
 #: Whitespace that any trim removes (ASCII space, tab, newline): all a test
@@ -69,22 +71,24 @@ def blank_prompts(*, alphabet: str = JS_WHITESPACE) -> st.SearchStrategy[str]:
 # -- tool arguments ---------------------------------------------------------------------
 
 
-def create_arguments(*, now_ms: int) -> st.SearchStrategy[dict[str, Any]]:
+def create_arguments(
+    *, now_ms: int, padding: str = JS_WHITESPACE
+) -> st.SearchStrategy[dict[str, Any]]:
     """Valid ``schedule_create`` arguments with exactly one selector and a
-    target within a year of ``now_ms``."""
+    target within a year of ``now_ms``; prompts padded from ``padding``."""
     after = st.builds(
         lambda prompt, seconds: {"prompt": prompt, "after_seconds": seconds},
-        prompts(),
+        prompts(padding=padding),
         st.integers(1, 365 * 86_400),
     )
     every = st.builds(
         lambda prompt, seconds: {"prompt": prompt, "every_seconds": seconds},
-        prompts(),
+        prompts(padding=padding),
         st.integers(300, 365 * 86_400),
     )
     at = st.builds(
         lambda prompt, case: {"prompt": prompt, "at": case.at},
-        prompts(),
+        prompts(padding=padding),
         offset_at_strings(after_ms=now_ms, until_ms=now_ms + 365 * 86_400_000),
     )
     return st.one_of(after, every, at)

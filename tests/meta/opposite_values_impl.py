@@ -19,6 +19,11 @@ dsh-schedule, what is accepted
   * ``-00:00`` is read as the UTC instant (pin SCH-NEGATIVE-ZERO-OFFSET): the
     grammar's ``±HH:MM`` admits it, and RFC 3339 gives it that instant. Offsets
     past ``23:59`` are still invalid.
+  * Prompts and delete ids are trimmed as Python's ``str.strip()`` trims
+    (pin SCH-TRIM-WHITESPACE): it also removes U+001C..U+001F and U+0085 and
+    keeps U+FEFF, which ECMAScript's ``trim`` removes; the README says only
+    "trimmed" and "whitespace-padded". Replay checks stored prompts by the
+    same rule.
   * Zone names must match case-exactly (pin SCH-ZONE-NAME-CASE): the reference
     follows the official build's case-insensitive match; the README, asking for
     "a valid IANA Area/Location zone", allows either.
@@ -44,6 +49,9 @@ import re
 from typing import Any, Final
 
 import dsh_reference.schedule.core.at_selector as at_selector
+import dsh_reference.schedule.core.decode as decode
+import dsh_reference.schedule.core.records as records
+import dsh_reference.schedule.core.tool_arguments as tool_arguments
 import dsh_reference.schedule.owner as owner
 import dsh_reference.schedule.tools as tools
 import dsh_reference.time_context.core.config as tc_config
@@ -51,6 +59,7 @@ from dsh_reference.implementation import IMPLEMENTATION as REFERENCE
 from dsh_reference.schedule.core import (
     CREATE_ARGUMENT_KEYS,
     ERROR_CODES,
+    PROMPT_MESSAGE,
     ZONE_NAME_MESSAGE,
     ScheduleInputError,
     schedule_view,
@@ -78,6 +87,12 @@ def _parse_offset_string(text: str) -> int:
     if text.endswith("-00:00"):
         text = text[: -len("-00:00")] + "+00:00"
     return _reference_parse_offset_string(text)
+
+
+def _stripped_prompt(prompt: object) -> str:
+    if not isinstance(prompt, str) or prompt.strip() == "":
+        raise ScheduleInputError("invalid_prompt", PROMPT_MESSAGE)
+    return prompt.strip()
 
 
 def _exact_schedule_zone(value: str) -> str:
@@ -174,6 +189,10 @@ def _batch_framing(reminders: Any) -> str:
 
 tools.validate_create_arguments = _validate_create  # type: ignore[assignment]
 at_selector._parse_offset_string = _parse_offset_string
+tool_arguments.checked_prompt = _stripped_prompt
+records.checked_prompt = _stripped_prompt
+tool_arguments.js_trim = str.strip  # the padded-id check
+decode.js_trim = str.strip  # replay: a stored prompt is trimmed by the same rule
 at_selector.validate_time_zone = _exact_schedule_zone
 tools.schedule_view = _view  # type: ignore[assignment]
 tools.delete_result = _delete_value  # type: ignore[assignment]

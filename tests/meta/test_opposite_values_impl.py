@@ -46,6 +46,7 @@ seen["lower_zone"] = call("schedule_create", {"prompt": "d", "at": local("americ
 seen["exact_zone"] = call("schedule_create", {"prompt": "e", "at": local("America/New_York")})
 seen["local_extra_key"] = call("schedule_create", {"prompt": "f", "at": {
     **local("UTC"), "offset": "+00:00"}})
+seen["feff_prompt"] = call("schedule_create", {"prompt": "\ufeffh\x85", "after_seconds": 600})
 created = call("schedule_create", {"prompt": "g", "after_seconds": 1})
 seen["list"] = call("schedule_list", {})
 seen["deleted"] = call("schedule_delete", {"id": seen["exact_zone"]["id"]})
@@ -94,6 +95,11 @@ def test_minus_zero_is_read_as_utc_and_other_invalid_offsets_stay_invalid(refere
     assert reference["minus_zero"]["code"] == "invalid_rule"
     assert variant["minus_zero"]["scheduledAt"] == "2026-01-02T08:30:00.000+00:00"
     assert reference["plus_24"] == variant["plus_24"] and variant["plus_24"]["code"]
+
+
+def test_prompts_are_trimmed_by_another_whitespace_set(reference, variant):
+    assert reference["feff_prompt"]["prompt"] == "h\x85"
+    assert variant["feff_prompt"]["prompt"] == "\ufeffh"
 
 
 def test_zone_names_must_match_case_exactly(reference, variant):

@@ -2,7 +2,8 @@
 
 ``opposite_values_impl.py`` is the reference taking the other side of each
 open choice in its values: it ignores unknown ``schedule_create`` keys, reads
-``-00:00`` as UTC, matches zone names case-exactly, answers an actual delete
+``-00:00`` as UTC, trims as Python's ``str.strip``, matches zone names
+case-exactly, answers an actual delete
 with ``{id, status: "deleted"}`` and writes UTC instants with ``+00:00``. A
 README-conforming implementation like it must conform at the readme level.
 At the compat level every failure must come from a pin: each failing compat
@@ -35,7 +36,7 @@ HERE = pathlib.Path(__file__).parent
 #: variant: importing it patches the reference in this process).
 PINS = frozenset({
     "SCH-CREATE-ARGUMENT-CHECKS", "SCH-NEGATIVE-ZERO-OFFSET", "SCH-ZONE-NAME-CASE",
-    "SCH-VIEW-FIELDS", "SCH-INSTANT-TEXT", "TC-ZONE-NAME-CASE",
+    "SCH-VIEW-FIELDS", "SCH-INSTANT-TEXT", "SCH-TRIM-WHITESPACE", "TC-ZONE-NAME-CASE",
 })
 
 #: Pins whose value is the official build's exact output as a whole: the
