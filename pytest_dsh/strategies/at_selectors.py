@@ -104,7 +104,7 @@ def offset_at_strings(draw: st.DrawFn, *, after_ms: int, until_ms: int) -> AtCas
     high = min(until_ms, MAX_INSTANT_MS - 86_400_000)
     instant = draw(st.integers(-(-low // step), high // step)) * step
     use_z = draw(st.booleans())
-    # "+00:00" can occur; "-00:00" (an invalid offset) never does.
+    # "+00:00" can occur; "-00:00" (the official build refuses it) never does.
     minutes = 0 if use_z else draw(st.integers(-(23 * 60 + 59), 23 * 60 + 59))
     local = as_datetime(instant + minutes * 60_000)
     text = local.strftime("%Y-%m-%dT%H:%M:%S") + _fraction_text(local.microsecond // 1000, digits)

@@ -126,7 +126,7 @@ def _parse_offset_string(text: str) -> int:
     epoch_ms = fields.as_utc_epoch_ms()
     if match.group(8) != "Z":
         sign, hours, minutes = match.group(9), int(match.group(10)), int(match.group(11))
-        # -00:00 means "offset unknown" in RFC 3339, so it cannot identify an instant.
+        # -00:00 is refused as the official build refuses it (pin SCH-NEGATIVE-ZERO-OFFSET).
         if hours > 23 or minutes > 59 or (sign == "-" and hours == 0 and minutes == 0):
             raise ScheduleInputError(INVALID_RULE, INVALID_OFFSET_MESSAGE)
         direction = 1 if sign == "+" else -1
