@@ -42,6 +42,7 @@ import pytest
 
 from dsh_conformance.expect import readme
 from dsh_conformance.layout_free import mentions
+from dsh_conformance.schedule.tool_values import delete_succeeded
 from pytest_dsh import AgentDriver, HostDriver, Implementation
 from pytest_dsh.errors import HostStuckError
 
@@ -253,7 +254,7 @@ class _Run:
                         e["seq"] for e in _changes_mentioning(agent.events()[seen:], target))
                 # The README spells the not-found value; an actual delete is any other
                 # answer without a closed code (its fields are pinned, SCH-VIEW-FIELDS).
-                if isinstance(value, dict) and value.get("deleted") is True:
+                if delete_succeeded(value):
                     self.deleted[on].add(target)
         elif kind == "advance":
             self.host.advance(op[1])

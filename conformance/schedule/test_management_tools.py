@@ -34,6 +34,7 @@ from dsh_conformance.schedule.tool_values import (
 )
 from pytest_dsh import HostStuckError, reply_text, reply_tools
 from pytest_dsh.strategies.schedule import (
+    ANY_TRIM,
     create_arguments,
     invalid_create_arguments,
     js_trim,
@@ -1010,7 +1011,7 @@ def test_any_shape_failure_is_the_official_value(agent, case):
 
 @pytest.mark.spec("SCH-015", "SCH-032", "SCH-034", "SCH-035")
 @REUSE_AGENT
-@given(arguments=create_arguments(now_ms=START_MS))
+@given(arguments=create_arguments(now_ms=START_MS, padding=ANY_TRIM))
 # Known minimal failing examples (docs/reproducibility.md): the shortest
 # interval the README allows, once answered frequency_too_high (tests/mutants).
 @example(arguments={"prompt": "p", "every_seconds": 300})

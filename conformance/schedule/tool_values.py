@@ -31,6 +31,7 @@ __all__ = [
     "OneShotFraming",
     "batch_reminders",
     "changes_since",
+    "delete_succeeded",
     "epoch_ms",
     "instant_ms",
     "instants_in",
@@ -72,6 +73,15 @@ def instants_in(value: Any) -> set[int]:
 def rejection_codes(value: Any) -> set[str]:
     """The closed codes a tool value carries, wherever the implementation put them."""
     return closed_codes_in(value)
+
+
+def delete_succeeded(value: Any) -> bool:
+    """Whether a ``schedule_delete`` value reports an actual delete. The README
+    spells only the not-found value ``{ id, deleted: false, code }``: an actual
+    delete is any value with no closed code that does not say ``deleted: false``
+    (its exact fields are pinned, SCH-VIEW-FIELDS)."""
+    said_false = isinstance(value, Mapping) and value.get("deleted") is False
+    return not closed_codes_in(value) and not said_false
 
 
 def changes_since(agent: Any, before: int) -> list[Any]:

@@ -40,11 +40,13 @@ def _clean_edges(text: str) -> bool:
 
 
 @functools.cache
-def prompts(*, max_size: int = 40) -> st.SearchStrategy[str]:
-    """Prompts that stay non-empty after JS trimming (possibly padded).
+def prompts(*, max_size: int = 40, padding: str = JS_WHITESPACE) -> st.SearchStrategy[str]:
+    """Prompts that stay non-empty after JS trimming, possibly padded with
+    characters of ``padding`` (``ANY_TRIM`` for a readme test: the README says
+    only "trimmed", SCH-TRIM-WHITESPACE).
     Built once per size: Hypothesis reads the filter's source each time one is
     built, which cost more than the draws where the event-log strategy calls it."""
-    padding = st.text(alphabet=JS_WHITESPACE, max_size=3)
+    pads = st.text(alphabet=padding, max_size=3)
     core = st.text(
         # Every code point but a surrogate: what UTF-8 can encode. Spelled without
         # codec="utf-8", which makes Hypothesis test all 1.1M code points per run.
@@ -52,7 +54,7 @@ def prompts(*, max_size: int = 40) -> st.SearchStrategy[str]:
         min_size=1,
         max_size=max_size,
     ).filter(_clean_edges)
-    return st.tuples(padding, core, padding).map("".join)
+    return st.tuples(pads, core, pads).map("".join)
 
 
 #: Whitespace that any trim removes (ASCII space, tab, newline): all a test
@@ -69,22 +71,24 @@ def blank_prompts(*, alphabet: str = JS_WHITESPACE) -> st.SearchStrategy[str]:
 # -- tool arguments ---------------------------------------------------------------------
 
 
-def create_arguments(*, now_ms: int) -> st.SearchStrategy[dict[str, Any]]:
+def create_arguments(
+    *, now_ms: int, padding: str = JS_WHITESPACE
+) -> st.SearchStrategy[dict[str, Any]]:
     """Valid ``schedule_create`` arguments with exactly one selector and a
-    target within a year of ``now_ms``."""
+    target within a year of ``now_ms``; prompts padded from ``padding``."""
     after = st.builds(
         lambda prompt, seconds: {"prompt": prompt, "after_seconds": seconds},
-        prompts(),
+        prompts(padding=padding),
         st.integers(1, 365 * 86_400),
     )
     every = st.builds(
         lambda prompt, seconds: {"prompt": prompt, "every_seconds": seconds},
-        prompts(),
+        prompts(padding=padding),
         st.integers(300, 365 * 86_400),
     )
     at = st.builds(
         lambda prompt, case: {"prompt": prompt, "at": case.at},
-        prompts(),
+        prompts(padding=padding),
         offset_at_strings(after_ms=now_ms, until_ms=now_ms + 365 * 86_400_000),
     )
     return st.one_of(after, every, at)
@@ -117,16 +121,16 @@ _SELECTORS: Final = {
 
 @st.composite
 def _selector_errors(
-    draw: st.DrawFn, blanks: str = JS_WHITESPACE
+    draw: st.DrawFn, blanks: str = JS_WHITESPACE, *, unknown_keys: bool = True
 ) -> tuple[dict[str, Any], dict[str, str]]:
     prompt = draw(st.one_of(prompts(), blank_prompts(alphabet=blanks)))
-    names = draw(
-        st.one_of(
-            st.just(()),
-            st.lists(st.sampled_from(sorted(_SELECTORS)), min_size=2, max_size=3, unique=True),
-            st.lists(st.sampled_from(sorted(_SELECTORS)), min_size=1, max_size=1),
-        )
-    )
+    counts = [
+        st.just(()),
+        st.lists(st.sampled_from(sorted(_SELECTORS)), min_size=2, max_size=3, unique=True),
+    ]
+    if unknown_keys:
+        counts.append(st.lists(st.sampled_from(sorted(_SELECTORS)), min_size=1, max_size=1))
+    names = draw(st.one_of(counts))
     arguments: dict[str, Any] = {"prompt": prompt}
     for name in names:
         arguments[name] = draw(_SELECTORS[name])
@@ -173,7 +177,10 @@ def invalid_create_arguments(
     the README itself rejects: prompts blank under any trim (not JavaScript's
     wider whitespace set), and every_seconds below 300 (the README asks a safe
     integer of after_seconds only: 300.5 or 2**60 is the official build's
-    choice, SCH-CREATE-ARGUMENT-CHECKS).
+    choice, SCH-CREATE-ARGUMENT-CHECKS). It draws no unknown argument key
+    either: the README's "extra keys" are those of the local ``at`` object,
+    and whether ``schedule_create`` refuses other argument keys is pinned
+    (SCH-CREATE-ARGUMENT-CHECKS).
     """
     blanks = ANY_TRIM if readme_only else JS_WHITESPACE
     blank = st.builds(
@@ -203,5 +210,6 @@ def invalid_create_arguments(
         prompts(),
         st.integers(-MAX_SAFE_INTEGER, 299),
     )
-    return st.one_of(_selector_errors(blanks), blank, after, every_rule, frequency)
+    selectors = _selector_errors(blanks, unknown_keys=not readme_only)
+    return st.one_of(selectors, blank, after, every_rule, frequency)
 

@@ -17,6 +17,7 @@ Zones are exact, case-sensitive keys of the pinned ``tzdata`` package with an
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -93,11 +94,25 @@ def parse_at_selector(at: object) -> ParsedAt:
     raise ScheduleInputError(INVALID_RULE, AT_SELECTOR_TYPE_MESSAGE)
 
 
+@functools.cache
+def _zone_keys_by_folded_name() -> dict[str, str]:
+    return {key.casefold(): key for key in pinned_zone_keys()}
+
+
 def validate_time_zone(value: str) -> str:
-    """Return ``value`` if it is ``UTC`` or an exact ``Area/Location`` key of the pinned tzdata."""
-    if value == "UTC" or (_ZONE_NAME.fullmatch(value) and value in pinned_zone_keys()):
+    """``UTC``, or the pinned tzdata key an ``Area/Location`` name names.
+
+    The name is matched case-insensitively, as ICU does for the official build
+    (pin SCH-ZONE-NAME-CASE: the README does not say whether case matters);
+    only ``UTC`` itself may have a single segment."""
+    if value == "UTC":
         return value
-    raise ScheduleInputError(INVALID_TIME_ZONE, ZONE_NAME_MESSAGE)
+    key = None
+    if value.isascii() and _ZONE_NAME.fullmatch(value):
+        key = _zone_keys_by_folded_name().get(value.casefold())
+    if key is None:
+        raise ScheduleInputError(INVALID_TIME_ZONE, ZONE_NAME_MESSAGE)
+    return key
 
 
 def _parse_offset_string(text: str) -> int:
@@ -111,7 +126,7 @@ def _parse_offset_string(text: str) -> int:
     epoch_ms = fields.as_utc_epoch_ms()
     if match.group(8) != "Z":
         sign, hours, minutes = match.group(9), int(match.group(10)), int(match.group(11))
-        # -00:00 means "offset unknown" in RFC 3339, so it cannot identify an instant.
+        # -00:00 is refused as the official build refuses it (pin SCH-NEGATIVE-ZERO-OFFSET).
         if hours > 23 or minutes > 59 or (sign == "-" and hours == 0 and minutes == 0):
             raise ScheduleInputError(INVALID_RULE, INVALID_OFFSET_MESSAGE)
         direction = 1 if sign == "+" else -1

@@ -92,7 +92,7 @@ def error_of(check, argument):
         (
             {
                 "prompt": "p",
-                "at": {"date": "2026-01-02", "time": "09:30:00", "time_zone": "america/new_york"},
+                "at": {"date": "2026-01-02", "time": "09:30:00", "time_zone": "america/new york"},
             },
             ("invalid_time_zone", "time_zone must be UTC or a valid IANA Area/Location name."),
         ),
