@@ -1,12 +1,13 @@
 """Collects each test's outcome during a run against an implementation, then
 gives the verdict: it sets the exit status, writes the requested reports and
-prints a short summary after pytest's own."""
+prints a short summary after pytest's own, its short test summary included:
+the verdict and the first screen (the causes) are the last lines of the run."""
 
 from __future__ import annotations
 
 import json
 import pathlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Generator, Mapping
 from typing import Any, final
 
 import pytest
@@ -89,7 +90,17 @@ class ReportCollector:
         if self._report is not None:
             self.written = write_reports(self.document, self._report)
 
-    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+    # Outermost wrapper: pytest prints its short test summary (a line per
+    # failing test, a thousand for a first run) as its own wrapper unwinds, so
+    # what is printed after this yield comes after it.
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_terminal_summary(
+        self, terminalreporter: pytest.TerminalReporter
+    ) -> Generator[None, None, None]:
+        yield
+        self._summary(terminalreporter)
+
+    def _summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         document = self.document
         if document is None:
             return
