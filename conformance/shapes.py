@@ -26,9 +26,9 @@ __all__ = ["code_elsewhere", "json_kind", "records_wrapped", "shape_problem"]
 _CODES: Final = CLOSED_CODES | {NOT_FOUND_CODE}
 _CODE_WORD: Final = re.compile(r"\b[a-z]+(?:_[a-z]+)+\b")
 
-#: Keys that make an object a record, a delete value or an error value, not a
-#: wrapper around a list.
-_VALUE_KEYS: Final = frozenset({"id", "code", "deleted"})
+#: Keys that make an object a record, a delete value, an error value or a
+#: message, not a wrapper around a list of records.
+_VALUE_KEYS: Final = frozenset({"id", "code", "deleted", "type", "role", "source"})
 
 
 def json_kind(value: object) -> str:
@@ -50,12 +50,18 @@ def json_kind(value: object) -> str:
 
 def records_wrapped(value: object) -> str | None:
     """``the list value is not an array of records: an object holding one
-    under 'records'`` for an object that is no record, delete or error value
-    and holds exactly one array, of objects; ``None`` otherwise."""
+    under 'records'`` for an object that is no record, delete, error value or
+    message and holds exactly one array, of objects with an ``id`` each (or
+    nothing else but an empty array); ``None`` otherwise."""
     if not isinstance(value, Mapping) or _VALUE_KEYS & set(value):
         return None
     arrays = [key for key, item in value.items() if isinstance(item, (list, tuple))]
-    if len(arrays) != 1 or not all(isinstance(item, Mapping) for item in value[arrays[0]]):
+    if len(arrays) != 1:
+        return None
+    items = value[arrays[0]]
+    if not items and len(value) != 1:
+        return None
+    if not all(isinstance(item, Mapping) and "id" in item for item in items):
         return None
     return f"the list value is not an array of records: an object holding one under {arrays[0]!r}"
 

@@ -10,6 +10,7 @@ import re
 from typing import Any
 
 from dsh_conformance.expect import pinned, readme
+from dsh_conformance.shapes import records_wrapped
 from pytest_dsh.pytest_plugin.reporting.behaviours import broken_behaviours
 from pytest_dsh.pytest_plugin.reporting.causes import cause_label, diagnosis, group_causes
 from pytest_dsh.pytest_plugin.reporting.first_screen import first_screen_lines
@@ -140,10 +141,14 @@ def test_the_first_screen_lists_behaviours_then_readme_causes_then_compat_one_li
 
 def test_a_readme_message_says_when_the_list_value_is_not_an_array_of_records():
     message = readme("SCH-035", "the deleted record gone from the list", {"records": []})
+    assert records_wrapped({"items": [{"id": "schedule-1", "state": "scheduled"}], "n": 1}) == (
+        SHAPE.replace("'records'", "'items'"))
     assert f"requires the deleted record gone from the list, but {SHAPE}; observed " in message
     assert diagnosis(message) == SHAPE
     # A record, an error value or a plain list is no wrapped list.
-    for value in ({"id": "r-1", "items": []}, {"code": "x", "list": []}, [], {"a": [1, 2]}):
+    for value in ({"id": "r-1", "items": []}, {"code": "x", "list": []}, [], {"a": [1, 2]},
+                  {"content": [{"type": "text", "text": "a"}]}, {"content": [], "role": "user"},
+                  {"events": [], "n": 2}):
         assert ", but " not in readme("SCH-035", "the list", value)
 
 
