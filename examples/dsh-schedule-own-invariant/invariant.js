@@ -47,7 +47,8 @@ const install = Object.assign((ctx, fail) => {
 export const name = `${OWNER}-invariant`
 export const inject = ['invariants']
 // register() returns the registration's disposer, settled once the installer
-// has run; the host waits for the promise apply returns.
-export function apply(ctx) {
-  return Promise.resolve(ctx.invariants.register(OWNER, install))
-}
+// has run: apply returns it inside a promise, which the host waits for, so a
+// log the installer refuses makes loading the companion fail. apply is an
+// arrow function: Cordis constructs a plugin function that has a prototype
+// (a function declaration) as a class, and does not wait for what it returns.
+export const apply = (ctx) => Promise.resolve(ctx.invariants.register(OWNER, install))

@@ -1,7 +1,8 @@
 """The example of an own ``./invariant`` companion (examples/dsh-schedule-own-invariant),
 given as a folder to the npm path: the companion is found and loaded (its
-tests run, none is skipped), it refuses a candidate ``schedule/change`` that
-creates an id the log already created and leaves the log unchanged, it
+tests run, none is skipped), it refuses an existing log and a candidate
+``schedule/change`` that create an id the log already created (loading
+fails; the append fails and leaves the log unchanged), it
 accepts the plugin's own changes and ignores other event types; the tests of
 the rules it leaves out fail, so a minimal companion is never passed as a
 whole one."""
@@ -13,6 +14,7 @@ from pathlib import Path
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "dsh-schedule-own-invariant"
 PASSING = {
     "schedule/test_probes.py::test_the_companion_rejects_a_second_create_of_an_existing_id",
+    "schedule/test_invariant.py::test_registration_fails_over_an_existing_corrupt_session",
     "schedule/test_invariant.py::test_the_implementations_own_changes_are_accepted_in_a_fresh_session",
     "schedule/test_invariant.py::test_other_event_types_are_not_checked",
     "schedule/test_invariant.py::test_the_tools_and_the_owner_work_under_the_companion",
