@@ -75,7 +75,8 @@ def code_elsewhere(requirement: str, value: object) -> str | None:
     named = {word for word in _CODE_WORD.findall(requirement) if word in _CODES}
     if len(named) != 1:
         return None
-    keys = [key for key, item in value.items() if key != "code" and item in named]
+    keys = [key for key, item in value.items()
+            if key != "code" and isinstance(item, str) and item in named]
     if not keys:
         return None
     return f"the closed code is under {keys[0]!r}, not 'code'"

@@ -164,3 +164,6 @@ def test_a_pinned_message_names_the_key_a_code_is_under_a_readme_message_does_no
         "failure": "invalid_rule"})) is None
     assert diagnosis(pinned("SCH-CODE-MAPPING", "invalid_rule", {
         "code": "invalid_selector", "detail": "invalid_rule"})) is None
+    # Values of any shape are described, never a crash of the message itself.
+    assert "observed {'x': [1], 'y': {}}" in pinned("SCH-CODE-MAPPING", "invalid_rule", {
+        "x": [1], "y": {}})
