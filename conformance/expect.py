@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import NamedTuple
+
+from dsh_conformance.shapes import records_wrapped, shape_problem
 
 __all__ = [
     "ReadingFacts", "all_facts", "code_of", "pinned", "reading_facts", "readme", "seconds_of",
@@ -31,22 +33,42 @@ def _shown(observed: object) -> str:
     return text if len(text) <= _LIMIT else text[:_LIMIT] + f"... ({len(text)} chars)"
 
 
-def readme(sentences: str, requirement: str, observed: object = ...) -> str:
+def readme(
+    sentences: str, requirement: str, observed: object = ..., *, why: str | None = None
+) -> str:
     """``README SCH-031 ("<the sentence, shortened>") requires <requirement>;
     observed <observed>``: every sentence id in ``sentences`` is followed by
-    its text (English), so the message reads without the README at hand."""
-    seen = "" if observed is ... else f"; observed {_shown(observed)}"
+    its text (English), so the message reads without the README at hand.
+
+    When the observed value fails by its shape (:mod:`dsh_conformance.shapes`),
+    or ``why`` says why it does not meet the requirement, the reason comes
+    before what was observed: ``requires <requirement>, but <why>; observed``."""
+    seen = _seen(requirement, observed, why, records_wrapped)
     return f"README {_with_texts(sentences)} requires {requirement}{seen}"
 
 
-def pinned(pin_id: str, requirement: str, observed: object = ...) -> str:
+def pinned(
+    pin_id: str, requirement: str, observed: object = ..., *, why: str | None = None
+) -> str:
     """A message for a detail pinned to the official build (see docs/pinned-details.md),
-    with the title of each pinned detail named."""
-    seen = "" if observed is ... else f"; observed {_shown(observed)}"
+    with the title of each pinned detail named; ``why`` as for :func:`readme`."""
     return (
         f"pinned detail {_with_titles(pin_id)} (the README leaves this open; the suite "
-        f"follows the official build, docs/pinned-details.md) requires {requirement}{seen}"
+        f"follows the official build, docs/pinned-details.md) requires {requirement}"
+        f"{_seen(requirement, observed, why, functools.partial(shape_problem, requirement))}"
     )
+
+
+def _seen(
+    requirement: str, observed: object, why: str | None,
+    problem: Callable[[object], str | None],
+) -> str:
+    # A readme check finds closed codes wherever the value holds them: only a
+    # pinned detail can fail for the key a code is under.
+    if observed is ...:
+        return f", but {why}" if why else ""
+    reason = why or problem(observed)
+    return (f", but {reason}" if reason else "") + f"; observed {_shown(observed)}"
 
 
 # A sentence's text is shortened (more when several ids share a message).

@@ -119,8 +119,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         dest="dsh_impl",
         default=None,
         metavar="NAME",
-        help="implementation under test: a dsh.impl entry-point name or package.module:attr "
-        "(ini: dsh_impl)",
+        help="implementation under test: a dsh.impl entry-point name (reference, official), "
+        "npm (the packages given with --dsh-npm) or package.module:attr (ini: dsh_impl)",
     )
     group.addoption(
         "--dsh-list-impls",

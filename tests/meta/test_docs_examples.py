@@ -32,6 +32,9 @@ PAGES = ["docs/validate-your-plugin.md", "README.md", "docs/index.md"]
 BIN = pathlib.Path(sys.executable).parent
 _BLOCK = re.compile(r"^```(\w+)\n(.*?)^```", re.M | re.S)
 _NOT_RUN = ("pip install", "make ")
+# The npm path's set-up and run: tests/npm/test_fresh_venv.py runs them, in a
+# fresh virtual environment, with npm.
+_NPM_PATH = ("python3 -m venv ", ". dsh-venv/bin/activate", "python -m pip install ")
 
 
 def _blocks(page: str) -> list[tuple[str, str]]:
@@ -45,6 +48,8 @@ def _commands(page: str) -> list[str]:
             continue
         for line in body.splitlines():
             command = line.split("#", 1)[0].strip()
+            if command.startswith(_NPM_PATH) or "--dsh-impl=npm" in command:
+                continue
             if command and not command.startswith(_NOT_RUN):
                 lines.append(command)
     return lines

@@ -1021,6 +1021,54 @@ MUTANTS.update({
         _patch(schedule_plugin, "register_schedule_tools", _registers_without_rollback)),
 })
 
+# -- value-shape choices -----------------------------------------------------------------
+# Not bugs: details the READMEs leave open, spelled otherwise than the official
+# build. The readme level accepts them; compat tests fail through their pins.
+# Combined with real bugs, they show that the first screen names the bugs first.
+
+_ERROR_FIELDS = {"code": "error", "message": "reason"}
+
+
+def _renamed_error(value: Any) -> Any:
+    if isinstance(value, dict) and {"code", "message"} <= set(value):
+        return {_ERROR_FIELDS.get(key, key): item for key, item in value.items()}
+    return value
+
+
+def _renamed_error_schema(schema: Any) -> Any:
+    if isinstance(schema, list):
+        return [_renamed_error_schema(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    renamed = {key: _renamed_error_schema(item) for key, item in schema.items()}
+    properties = renamed.get("properties")
+    if isinstance(properties, dict) and {"code", "message"} <= set(properties):
+        renamed["properties"] = {_ERROR_FIELDS.get(k, k): v for k, v in properties.items()}
+        renamed["required"] = [_ERROR_FIELDS.get(k, k) for k in renamed.get("required", [])]
+    return renamed
+
+
+def _error_fields_renamed() -> None:
+    """Error values are ``{error, reason}`` (the not-found delete value, which
+    the README spells, stays ``{id, deleted: false, code}``)."""
+    for name in ("error_result", "internal_error_result", "corrupt_log_result",
+                 "persistence_uncertain_result"):
+        original = getattr(tools, name)
+        setattr(tools, name, lambda *a, _original=original, **k: _renamed_error(
+            _original(*a, **k)))
+    definitions = tools.tool_definitions
+    tools.tool_definitions = lambda: tuple(  # type: ignore[assignment]
+        replace(d, output_schema=_renamed_error_schema(d.output_schema)) for d in definitions()
+    )
+
+
+VALUE_SHAPE_CHOICES: dict[str, Mutant] = {
+    "error-value-fields-renamed": Mutant(
+        "error values are {error, reason} instead of {code, message} (pin SCH-ERROR-VALUE-SHAPE)",
+        S_TOOLS, "test_persistence_values_render_with_their_operation_and_id",
+        _error_fields_renamed),
+}
+
 for _name in filter(None, os.environ.get("DSH_MUTANT", "").split(",")):
-    MUTANTS[_name].apply()
+    (MUTANTS | VALUE_SHAPE_CHOICES)[_name].apply()
 IMPLEMENTATION = REFERENCE

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 import shutil
 import subprocess
 import sys
@@ -156,41 +155,83 @@ def test_lifecycle_scripts_run_only_when_allowed(venv, kit, tmp_path, allowed):
     assert mark.exists() is allowed, run.output[-3000:]
 
 
-def _doc_commands() -> list[str]:
-    """The lines of every ```sh block of the doc, in order."""
-    text = DOC.read_text("utf-8")
+def _doc_commands(path: Path = DOC) -> list[str]:
+    """The lines of every ```sh block of a page, in order."""
+    text = path.read_text("utf-8")
     blocks = re.findall(r"```sh\n(.*?)```", text, flags=re.DOTALL)
     return [line for block in blocks for line in block.splitlines() if line.strip()]
+
+
+def _stock_path() -> str:
+    """``PATH`` without any virtual environment's ``bin`` (the kit's own,
+    this run's): a user's shell before the guide's first command."""
+    return os.pathsep.join(
+        folder for folder in os.environ.get("PATH", "").split(os.pathsep)
+        if folder and not (Path(folder) / "activate").is_file()
+        and not (Path(folder).parent / "pyvenv.cfg").is_file()
+    )
+
+
+def _as_one_shell(commands: list[str]) -> str:
+    """A bash script running ``commands`` as written, in order, in one shell
+    (``cd`` and ``. activate`` carry over), stopping at the first that fails;
+    the suite's run may exit 1: the example deviates on purpose."""
+    lines = ["set -u"]
+    for number, command in enumerate(commands):
+        allowed = 1 if command.startswith("pytest ") else 0
+        lines += [
+            command,
+            f"rc=$?; if [ $rc -gt {allowed} ]; then echo \"guide command {number} failed "
+            f"($rc)\" >&2; exit 90; fi",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def test_the_readme_gives_the_guide_s_set_up_commands():
+    """README's npm block is the guide's set-up, then a run of the suite."""
+    readme = next(
+        block for block in re.findall(r"```sh\n(.*?)```", (REPO / "README.md").read_text(
+            "utf-8"), flags=re.DOTALL) if "--dsh-impl=npm" in block
+    )
+    lines = [line.split("  #", 1)[0].rstrip() for line in readme.splitlines() if line.strip()]
+    guide = _doc_commands()
+    assert lines[:3] == guide[:3]
+    assert lines[3].startswith("pytest --pyargs dsh_conformance --dsh-impl=npm --dsh-npm ")
 
 
 def test_every_command_of_the_npm_guide_runs_and_the_example_fails_exactly_as_expected(
     venv, kit, tmp_path
 ):
-    """The guide's run is the example plugin's whole-suite run: it fails
-    exactly the official build's known failures (the example wraps that build)
-    plus the tests of its one deliberate deviation."""
+    """The guide's commands, run literally in one shell from a PATH with no
+    virtual environment on it: they make their own environment, install the
+    kit's wheel, pack the example and run the whole suite on it, which fails
+    exactly the official build's known failures (the example wraps that
+    build) plus the tests of its one deliberate deviation."""
     commands = _doc_commands()
-    assert commands[0].startswith("cd ") and any("--dsh-impl=npm" in c for c in commands)
+    assert commands[0] == "python3 -m venv dsh-venv"
+    # Stock Debian and Ubuntu have python3 only, and refuse pip outside a venv.
+    activated = commands.index(". dsh-venv/bin/activate")
+    assert not any(c.split()[0] in ("python", "pip") for c in commands[:activated])
+    assert any("--dsh-impl=npm" in c for c in commands)
     shutil.copytree(kit.EXAMPLE, tmp_path / "dsh-schedule-wrapper")
     junit = tmp_path / "guide-junit.xml"
-    # The commands run as written; pytest reads the JUnit option from the environment.
-    env = venv.env(
-        kit, PYTEST_DSH=str(venv.wheel), PYTEST_ADDOPTS=f"--junitxml={junit} -p no:randomly"
+    # pytest reads the JUnit option from the environment; the pip install is
+    # held to the kit's constraints, as the fixture's is.
+    env = kit.user_env(
+        PATH=_stock_path(), PYTEST_DSH=str(venv.wheel),
+        PYTEST_ADDOPTS=f"--junitxml={junit} -p no:randomly",
+        PIP_CONSTRAINT=str(REPO / "requirements" / "constraints.txt"),
+        PIP_DISABLE_PIP_VERSION_CHECK="1",
     )
-    cwd = tmp_path
-    for command in commands:
-        words = shlex.split(command)
-        if words[0] == "cd":
-            cwd = cwd / words[1]
-            continue
-        done = subprocess.run(
-            ["bash", "-c", command], cwd=cwd, env=env, capture_output=True, text=True,
-            timeout=1800,
-        )
-        output = done.stdout + done.stderr
-        # The example deviates on purpose: its suite run exits 1 (tests failed).
-        allowed = {0, 1} if words[0] == "pytest" else {0}
-        assert done.returncode in allowed, f"{command}\n{output[-3000:]}"
+    env.pop("VIRTUAL_ENV", None)
+    done = subprocess.run(
+        ["bash", "-c", _as_one_shell(commands)], cwd=tmp_path, env=env, capture_output=True,
+        text=True, timeout=2400,
+    )
+    output = done.stdout + done.stderr
+    assert done.returncode in (0, 1), output[-3000:]
+    assert (tmp_path / "dsh-venv" / "bin" / "pytest").is_file()
+    cwd = tmp_path / "dsh-schedule-wrapper"
     report = (cwd / "report.md").read_text("utf-8")
     assert "example-dsh-schedule-wrapper" in report
     outcomes, messages = kit.read_junit(junit)

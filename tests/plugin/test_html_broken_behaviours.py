@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-# One probe fails (create), two tests sharing its sentence fail too (folded),
+# One probe fails (create), two tests breaking its sentence fail too (folded),
 # one failure of the other plugin shares nothing (other cause), one probe passes.
 PROBED = textwrap.dedent(
     '''
@@ -24,12 +24,12 @@ PROBED = textwrap.dedent(
     @pytest.mark.spec("SCH-034")
     @pytest.mark.dsh_probe("create-<appends>", "Create <b>appends</b> one change & more")
     def test_create_probe(dsh_host):
-        assert False, "no change appended: <script>alert(1)</script>"
+        assert False, "README SCH-034 requires one change; none appended: <script>alert(1)</script>"
 
     @pytest.mark.spec("SCH-034")
     @pytest.mark.parametrize("n", range(2))
     def test_create_rows(n, dsh_host):
-        assert False, f"row {n} was not created"
+        assert False, f"README SCH-034 requires row {n} created; observed nothing"
 
     @pytest.mark.spec("TC-016")
     def test_reading(dsh_host):
@@ -66,7 +66,7 @@ def test_the_broken_behaviours_come_before_the_causes_escaped(report: str) -> No
 def test_a_cause_folding_nowhere_is_listed_after_the_behaviours(report: str) -> None:
     section = report[report.index('<section id="behaviours">'):]
     others = section[section.index('<div id="other-causes">'):section.index("</div>")]
-    assert others.startswith('<div id="other-causes"><p>Other failures (may follow from')
+    assert others.startswith('<div id="other-causes"><p>Other README failures (none shows')
     assert "TC-016" in others and "SCH-034" not in others
     number = re.search(r'<a href="#cause-(\d+)">', others)[1]  # type: ignore[index]
     cause = report[report.index(f'<article class="failure cause" id="cause-{number}">'):]
@@ -80,7 +80,8 @@ def test_a_folded_cause_links_back_to_its_behaviour(report: str) -> None:
 
 
 def test_no_behaviours_section_when_no_probe_failed(impls: pytest.Pytester) -> None:
-    impls.makepyfile(test_probed=PROBED.replace('assert False, "no change', 'assert True, "no'))
+    passing = PROBED.replace('assert False, "README SCH-034 requires one', 'assert True, "one')
+    impls.makepyfile(test_probed=passing)
     impls.runpytest("--dsh-impl=impls:FULL", "--dsh-report=out", "-p", "no:randomly")
     html = (impls.path / "out" / "report.html").read_text("utf-8")
     assert 'id="behaviours"' not in html and '<section id="failures">' in html

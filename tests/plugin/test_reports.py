@@ -89,7 +89,7 @@ def test_the_terminal_summary_prints_the_rerun_command(failing_run):
         [
             "*dsh conformance*",
             "readme  time-context  does not conform (1 passed, 1 failed)",
-            "1 failing test from 1 cause, largest first:",
+            "1 failing test: 0 basic behaviours broken, 1 other README cause, 0 compat causes:",
             " 1. [1x] readme TC-012 (refreshIntervalMs must be a non-negative safe integer.)",
             "    AssertionError: refreshIntervalMs -1 was accepted",
             # The user's seed is in it, as a seed the run picked would be.

@@ -11,14 +11,21 @@ The rule, deterministic and a pure function of the report rows:
 
 1. Every failing probe is a *broken behaviour*; its runs (parametrizations)
    are one item. Broken behaviours come first, in README order (the position
-   of the first sentence the probe checks), ties by probe id.
-2. Every other cause (a per-requirement group of :mod:`.causes`) is folded
-   under one broken behaviour when they share a README sentence (the test's
-   ``spec`` markers or the ids its message cites): the behaviour sharing the
-   most sentences, ties in behaviour order. Failing that, when they share a
-   README section: the first such behaviour.
-3. What folds nowhere stays its own cause, listed after the behaviours as
-   "other failures (may follow from the broken behaviours above)".
+   of the first sentence the probe checks), ties by probe id. A probe run
+   whose message says the observed value fails by its shape (``..., but the
+   list value is not an array of records; ...``) observed no behaviour: it
+   belongs to the cause of that shape, not to a broken behaviour.
+2. A readme cause (a per-requirement group of :mod:`.causes`) is folded under
+   a broken behaviour only when its failures show that probe's symptom: every
+   README sentence its messages say they break (``README SCH-035 requires
+   ...``) is one the probe's failures say they break, and it is not a shape
+   cause. A crash observed nothing, so it shows no symptom. Markers and README sections
+   shared with a probe fold nothing: a failure that breaks another sentence,
+   or breaks one only through a value's shape, is another bug until shown
+   otherwise. Ties go to the first behaviour in order. Compat causes are
+   never folded.
+3. What folds nowhere stays its own cause, listed after the behaviours
+   (readme causes, then compat causes).
 
 The per-requirement causes stay in the report, each naming the behaviour it
 was folded under (``follows``).
@@ -26,12 +33,17 @@ was folded under (``follows``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
-from pytest_dsh.pytest_plugin.reporting.causes import FAILING, cited_ids
+from pytest_dsh.pytest_plugin.reporting.causes import FAILING, cited_ids, diagnosis, first_line
 
 __all__ = ["broken_behaviours", "sentence_places"]
+
+_SENTENCE: Final = re.compile(r"(?:SCH|TC)-\d{3}$")
+_REQUIRES: Final = " requires "
+_COULD_NOT: Final = "the test could not observe what it checks"
 
 
 def sentence_places(sections: Sequence[Mapping[str, Any]]) -> dict[str, tuple[int, str]]:
@@ -44,8 +56,15 @@ def sentence_places(sections: Sequence[Mapping[str, Any]]) -> dict[str, tuple[in
     return places
 
 
-def _requirement_ids(test: Mapping[str, Any]) -> set[str]:
-    return {*test["sentences"], *cited_ids(test["message"])}
+def _broken_sentences(test: Mapping[str, Any]) -> set[str]:
+    """The README sentences a failure's message says it breaks: ``README
+    SCH-035 requires ...``. A crash (the test could not observe what it
+    checks, or something raised) names its requirement but breaks nothing
+    it observed."""
+    line = first_line(test["message"], "")
+    if _REQUIRES not in line or _COULD_NOT in line:
+        return set()
+    return {i for i in cited_ids(line) if _SENTENCE.match(i)}
 
 
 def broken_behaviours(
@@ -59,7 +78,7 @@ def broken_behaviours(
     failing: dict[str, list[Mapping[str, Any]]] = {}
     for test in tests:
         probe = test.get("probe")
-        if probe and test["outcome"] in FAILING:
+        if probe and test["outcome"] in FAILING and diagnosis(test["message"]) is None:
             failing.setdefault(str(probe["id"]), []).append(test)
     unplaced = (len(places), "")
 
@@ -70,14 +89,19 @@ def broken_behaviours(
 
     ordered = sorted(failing, key=order)
     sentences_of = {p: {s for t in failing[p] for s in t["sentences"]} for p in ordered}
-    sections_of = {p: {places[s][1] for s in sentences_of[p] if s in places} for p in ordered}
+    broken_of = {p: set().union(*(_broken_sentences(t) for t in failing[p])) for p in ordered}
     probe_tests = {t["id"] for runs in failing.values() for t in runs}
     folded: dict[str, list[str]] = {p: [] for p in ordered}
     by_id = {t["id"]: t for t in tests}
     for cause in causes:
         members = [by_id[i] for i in cause["tests"] if i in by_id]
-        ids = set().union(*(_requirement_ids(t) for t in members)) if members else set()
-        home = _home(ordered, ids, sentences_of, sections_of, places)
+        home = None
+        if cause["requirement"]["level"] == "readme" and not cause.get("shape") and members:
+            ids = set().union(*(_broken_sentences(t) for t in members))
+            home = _home(ordered, ids, broken_of)
+        if home is None and members and {t["id"] for t in members} <= probe_tests:
+            # The probe's own runs: shown under its behaviour whatever they cite.
+            home = next(p for p in ordered if members[0]["id"] in {t["id"] for t in failing[p]})
         cause["follows"] = home
         if home is not None:
             folded[home] += [i for i in cause["tests"] if i not in probe_tests]
@@ -105,19 +129,8 @@ def broken_behaviours(
 
 
 def _home(
-    ordered: Sequence[str],
-    ids: set[str],
-    sentences_of: Mapping[str, set[str]],
-    sections_of: Mapping[str, set[str]],
-    places: Mapping[str, tuple[int, str]],
+    ordered: Sequence[str], ids: set[str], broken_of: Mapping[str, set[str]]
 ) -> str | None:
-    """The broken behaviour a cause with README ids ``ids`` is folded under."""
-    shared = [(-len(ids & sentences_of[p]), n, p) for n, p in enumerate(ordered)
-              if ids & sentences_of[p]]
-    if shared:
-        return min(shared)[2]
-    sections = {places[i][1] for i in ids if i in places}
-    for probe_id in ordered:
-        if sections & sections_of[probe_id]:
-            return probe_id
-    return None
+    """The broken behaviour whose symptom a cause breaking sentences ``ids``
+    shows: every one of them is a sentence the probe's failures break."""
+    return next((p for p in ordered if ids and ids <= broken_of[p]), None)

@@ -6,8 +6,13 @@ with the first line of its failure message *normalised*: cut before what was
 observed, without the sentence texts it quotes, with quoted values,
 timestamps, hex, paths, generated ids and numbers replaced by placeholders, so
 385 DST rows that fail the same way (each with its own zone and instant in the
-message) are one cause. Causes come largest
-first; each keeps one representative failure and the ids of all the others.
+message) are one cause. A failure whose message says the observed value fails
+by its shape (``requires ..., but the list value is not an array of records;
+observed ...``, see ``dsh_conformance.shapes``) belongs to the cause of that
+shape, whatever requirement it broke: one value-shape choice is one item.
+
+Readme causes come before compat causes, each level largest first; each keeps
+one representative failure and the ids of all the others.
 
 Pure functions of report rows (the ``tests`` of a report document): every
 rendering and the terminal summary use them.
@@ -21,7 +26,10 @@ from typing import Any, Final
 
 __all__ = [
     "FAILING",
+    "cause_label",
+    "cause_order",
     "cited_ids",
+    "diagnosis",
     "failure_line",
     "first_line",
     "group_causes",
@@ -49,6 +57,8 @@ _QUOTED_TEXTS: Final = (
 )
 # What was observed varies with the bug's values, not with the bug.
 _OBSERVED: Final = re.compile(r";\s*observed\b.*$")
+# ``requires <requirement>, but <why>; observed``: why the value fails.
+_BUT: Final = ", but "
 
 # Quoted values, left to right so that a closing quote never opens the next
 # value; an apostrophe inside a word ("golden's") opens nothing.
@@ -110,6 +120,16 @@ def cited_ids(message: str | None) -> tuple[str, ...]:
     return tuple(dict.fromkeys(_README_ID.findall(line.split(" requires ", 1)[0])))
 
 
+def diagnosis(message: str | None) -> str | None:
+    """Why the observed value fails, as the first line of ``message`` says
+    it (``..., but <why>; observed ...``), or ``None``."""
+    head = _OBSERVED.sub("", without_quoted_texts(first_line(message, "")))
+    if _BUT not in head:
+        return None
+    why = head.rsplit(_BUT, 1)[1].strip()
+    return why or None
+
+
 def _placeholder(match: re.Match[str]) -> str:
     # A quoted dict key (followed by a colon) is kept: it names what differs.
     if match["key"]:
@@ -136,18 +156,25 @@ def group_causes(
     ``sentence_texts`` maps README sentence ids to their (English) text and
     ``pin_titles`` pinned-detail ids to their titles; unknown ids are kept
     with no text. Each cause is JSON-ready (the report's ``causes``)."""
-    groups: dict[tuple[tuple[str, ...], str], list[Mapping[str, Any]]] = {}
+    groups: dict[tuple[tuple[str, ...], str, bool], list[Mapping[str, Any]]] = {}
     for test in tests:
         if test["outcome"] not in FAILING:
             continue
-        pins = tuple(test["pinned_details"])
-        ids = cited_ids(test["message"]) or pins or tuple(test["sentences"])
-        key = (ids, normalise(test["message"], str(test["outcome"])))
+        shape = diagnosis(test["message"])
+        if shape is not None:
+            # One shape, one cause: whatever requirement each failure broke.
+            key = ((str(test["level"]),), shape, True)
+        else:
+            pins = tuple(test["pinned_details"])
+            ids = cited_ids(test["message"]) or pins or tuple(test["sentences"])
+            # The level too: a compat run of a readme test body is a compat cause.
+            key = ((str(test["level"]), *ids), normalise(test["message"], str(test["outcome"])),
+                   False)
         groups.setdefault(key, []).append(test)
     causes: list[dict[str, Any]] = []
-    for (_, summary), members in groups.items():
+    for (_, summary, is_shape), members in groups.items():
         first = members[0]
-        cited = cited_ids(first["message"])
+        cited = _cited_by_all(members) if is_shape else cited_ids(first["message"])
         pin_ids = [i for i in cited if not _SENTENCE_ID.match(i)] if cited else list(
             first["pinned_details"]
         )
@@ -174,11 +201,22 @@ def group_causes(
                     "rerun": first["rerun"],
                 },
                 "tests": [member["id"] for member in members],
+                "shape": summary if is_shape else None,
                 "follows": None,
             }
         )
-    causes.sort(key=lambda c: (-c["count"], c["requirement"]["level"] != "readme", c["tests"][0]))
+    causes.sort(key=cause_order)
     return causes
+
+
+def cause_order(cause: Mapping[str, Any]) -> tuple[bool, int, str]:
+    """Readme causes first, then compat; largest first within a level."""
+    return (cause["requirement"]["level"] != "readme", -int(cause["count"]), cause["tests"][0])
+
+
+def _cited_by_all(members: Sequence[Mapping[str, Any]]) -> tuple[str, ...]:
+    """Every id the failures of a shape cause cite, in order of appearance."""
+    return tuple(dict.fromkeys(i for member in members for i in cited_ids(member["message"])))
 
 
 def _maybe_short(text: str | None) -> str | None:
@@ -197,6 +235,18 @@ def requirement_label(requirement: Mapping[str, Any]) -> str:
             for s in requirement["sentences"]
         ]
     return f"{requirement['level']} {', '.join(parts) or 'no README sentence named'}"
+
+
+def cause_label(cause: Mapping[str, Any]) -> str:
+    """The requirement label of a cause; for a shape cause the shape and the
+    ids its failures cite (their texts would make a paragraph)."""
+    requirement = cause["requirement"]
+    shape = cause.get("shape")
+    if not shape:
+        return requirement_label(requirement)
+    ids = [str(one["id"]) for one in (*requirement["sentences"], *requirement["pinned_details"])]
+    shown = ", ".join(ids[:4]) + (f" and {len(ids) - 4} more" if len(ids) > 4 else "")
+    return f"{requirement['level']} value shape: {shape}" + (f" ({shown})" if shown else "")
 
 
 def representative_line(cause: Mapping[str, Any]) -> str:

@@ -1,11 +1,12 @@
 """Collects each test's outcome during a run against an implementation, then
 gives the verdict: it sets the exit status, writes the requested reports and
-prints a short summary after pytest's own."""
+prints a short summary after pytest's own, its short test summary included:
+the verdict and the first screen (the causes) are the last lines of the run."""
 
 from __future__ import annotations
 
 import pathlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Generator, Mapping
 from typing import Any, final
 
 import pytest
@@ -73,7 +74,17 @@ class ReportCollector:
             except ReportWriteError as exc:
                 self.written, self.write_error = exc.written, str(exc)
 
-    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+    # Outermost wrapper: pytest prints its short test summary (a line per
+    # failing test, a thousand for a first run) as its own wrapper unwinds, so
+    # what is printed after this yield comes after it.
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_terminal_summary(
+        self, terminalreporter: pytest.TerminalReporter
+    ) -> Generator[None, None, None]:
+        yield
+        self._summary(terminalreporter)
+
+    def _summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         document = self.document
         if document is None:
             return

@@ -11,14 +11,17 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
-from pytest_dsh.pytest_plugin.reporting.causes import representative_line, requirement_label
+from pytest_dsh.pytest_plugin.reporting.causes import cause_label, representative_line
 from pytest_dsh.pytest_plugin.reporting.document import behaviours, causes, failures, not_collected
 from pytest_dsh.pytest_plugin.reporting.first_screen import (
+    COMPAT_HEADING,
     OTHERS_HEADING,
     behaviour_label,
     behaviour_line,
+    compat_causes,
     other_causes,
     own_line,
+    sentence_case,
 )
 from pytest_dsh.pytest_plugin.reporting.host_limit_rows import host_limit_line, host_limited
 from pytest_dsh.pytest_plugin.reporting.summary import (
@@ -156,7 +159,7 @@ def _cause(number: int, cause: Mapping[str, Any], tests: Mapping[str, Mapping[st
     return (
         f'<article class="failure cause" id="cause-{number}">'
         f'<h3><span class="count">{count}</span>{number}. '
-        f"{escape(requirement_label(cause['requirement']))}</h3>"
+        f"{escape(cause_label(cause))}</h3>"
         f'<p class="cause-summary">cause: <code>{escape(cause["summary"])}</code>{follows}</p>'
         f"{shown}{folded}</article>"
     )
@@ -211,24 +214,31 @@ def _behaviours(document: Mapping[str, Any], tests: Mapping[str, Mapping[str, An
     )
     out = [
         f'<section id="behaviours"><h2>Broken basic behaviours ({len(broken)})</h2>'
-        "<p>Each names a failing probe and folds the failures that share its README "
-        "sentences or section; fix these first.</p>"
+        "<p>Each names a failing probe and folds the readme failures that show its "
+        "symptom (they break only sentences the probe breaks); fix these first.</p>"
         '<table class="behaviours"><tr><th>#</th><th>behaviour</th><th>folded failures</th>'
         f"<th>first failure</th></tr>{rows}</table>"
     ]
     if others:
         out.append(
-            f'<div id="other-causes"><p>{escape(OTHERS_HEADING.capitalize())}:</p>'
+            f'<div id="other-causes"><p>{escape(sentence_case(OTHERS_HEADING))}:</p>'
             '<table><tr><th>cause</th><th>failing tests</th><th>requirement</th>'
             "<th>what failed</th></tr>"
             + "".join(
                 f'<tr><td><a href="#cause-{number_of[tuple(c["tests"])]}">'
                 f"{number_of[tuple(c['tests'])]}</a></td><td>{c['count']}</td>"
-                f"<td>{escape(requirement_label(c['requirement']))}</td>"
+                f"<td>{escape(cause_label(c))}</td>"
                 f"<td><code>{escape(representative_line(c))}</code></td></tr>"
                 for c in others
             )
             + "</table></div>"
+        )
+    compat = compat_causes(document)
+    if compat:
+        count = sum(int(cause["count"]) for cause in compat)
+        out.append(
+            f"<p>{escape(sentence_case(COMPAT_HEADING))}: {count} failing tests from "
+            f"{len(compat)} causes, listed last under the failures below.</p>"
         )
     out += [_behaviour(n, one, tests) for n, one in enumerate(broken, start=1)]
     out.append("</section>")
@@ -238,7 +248,7 @@ def _behaviours(document: Mapping[str, Any], tests: Mapping[str, Mapping[str, An
 def _cause_table(found: Sequence[Mapping[str, Any]]) -> str:
     rows = "".join(
         f'<tr><td><a href="#cause-{number}">{number}</a></td><td>{cause["count"]}</td>'
-        f"<td>{escape(requirement_label(cause['requirement']))}</td>"
+        f"<td>{escape(cause_label(cause))}</td>"
         f"<td><code>{escape(representative_line(cause))}</code></td></tr>"
         for number, cause in enumerate(found, start=1)
     )

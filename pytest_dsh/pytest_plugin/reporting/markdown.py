@@ -14,16 +14,19 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pytest_dsh.pytest_plugin.reporting.causes import (
+    cause_label,
     failure_line,
     representative_line,
-    requirement_label,
 )
 from pytest_dsh.pytest_plugin.reporting.document import behaviours, causes, not_collected
 from pytest_dsh.pytest_plugin.reporting.first_screen import (
+    COMPAT_HEADING,
     OTHERS_HEADING,
     behaviour_label,
     behaviour_line,
+    compat_causes,
     other_causes,
+    sentence_case,
 )
 from pytest_dsh.pytest_plugin.reporting.host_limit_rows import host_limit_line, host_limited
 from pytest_dsh.pytest_plugin.reporting.summary import (
@@ -83,7 +86,7 @@ def _causes(
     for number, cause in enumerate(found, start=1):
         lines.append(
             f'| <a href="#{_anchor(number)}">{number}</a> | {cause["count"]} '
-            f"| {text(requirement_label(cause['requirement']))} "
+            f"| {text(cause_label(cause))} "
             f"| {text(representative_line(cause))} |"
         )
     for number, cause in enumerate(found, start=1):
@@ -93,7 +96,7 @@ def _causes(
             "",
             f'<a id="{_anchor(number)}"></a>',
             "",
-            f"### {number}. {text(requirement_label(cause['requirement']))}",
+            f"### {number}. {text(cause_label(cause))}",
             "",
             f"{count} failing test{'s' if count != 1 else ''}; cause: {code(cause['summary'])}",
             "",
@@ -127,8 +130,8 @@ def _first_screen(document: Mapping[str, Any]) -> list[str]:
         return []
     others = other_causes(document)
     lines = ["", f"## Broken basic behaviours ({len(broken)})", ""]
-    lines += ["Each names a failing probe and folds the failures that share its README "
-              "sentences or section; fix these first.", ""]
+    lines += ["Each names a failing probe and folds the readme failures that show its "
+              "symptom (they break only sentences the probe breaks); fix these first.", ""]
     lines += ["| # | behaviour | folded failures | first failure |", "|---|---|---|---|"]
     for number, one in enumerate(broken, start=1):
         lines.append(
@@ -136,13 +139,18 @@ def _first_screen(document: Mapping[str, Any]) -> list[str]:
             f"| {text(behaviour_line(one))} |"
         )
     if others:
-        lines += ["", f"{OTHERS_HEADING.capitalize()}:", ""]
+        lines += ["", f"{sentence_case(OTHERS_HEADING)}:", ""]
         lines += ["| # | failing tests | requirement | what failed |", "|---|---|---|---|"]
         lines += [
-            f"| {number} | {cause['count']} | {text(requirement_label(cause['requirement']))} "
+            f"| {number} | {cause['count']} | {text(cause_label(cause))} "
             f"| {text(representative_line(cause))} |"
             for number, cause in enumerate(others, start=len(broken) + 1)
         ]
+    compat = compat_causes(document)
+    if compat:
+        count = sum(int(cause["count"]) for cause in compat)
+        lines += ["", f"{sentence_case(COMPAT_HEADING)}: {count} failing tests from "
+                  f"{len(compat)} causes, listed last under Failures below.", ""]
     for number, one in enumerate(broken, start=1):
         lines += ["", f"### {number}. {text(behaviour_label(one))}", ""]
         lines += [f"Probe {code(one['representative']['id'], cell=False)}:", ""]

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_dsh.pytest_plugin.reporting.causes import representative_line, requirement_label
+from pytest_dsh.pytest_plugin.reporting.causes import cause_label, representative_line
 from pytest_dsh.pytest_plugin.reporting.readmes import readme_line
 from pytest_dsh.pytest_plugin.reporting.verdicts import COUNTED, OUTCOMES, describe_counts, word
 
@@ -113,7 +113,7 @@ def cause_lines(
         count = int(cause["count"])
         one = cause["representative"]
         lines += [
-            f"{number:>2}. [{count}x] {requirement_label(cause['requirement'])}",
+            f"{number:>2}. [{count}x] {cause_label(cause)}",
             f"    {representative_line(cause)}",
             f"    first: {one['id']}" + (f" (and {count - 1} more)" if count > 1 else ""),
             f"    rerun: {one['rerun']}",
