@@ -9,6 +9,8 @@ from __future__ import annotations
 import io
 import json
 import os
+import subprocess
+import sys
 import tarfile
 from pathlib import Path
 
@@ -19,6 +21,7 @@ from pytest_dsh.npm._specs import MAX_MANIFEST_BYTES
 
 pytestmark = pytest.mark.dsh_wall_budget(30)
 
+SELECTION = "dsh_conformance.schedule.test_management_tools"
 needs_fifo = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
 needs_dev_zero = pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
 
@@ -184,3 +187,37 @@ def test_a_local_path_that_starts_with_a_dash_is_a_package_when_spelled_as_a_pat
     folder.mkdir()
     (folder / "package.json").write_text(json.dumps({"name": "acme", "version": "1.0.0"}))
     assert parse_spec("schedule", "./-plugin", base=tmp_path).name == "acme"
+
+
+def _fifo_folder(root: Path) -> str:
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("needs FIFOs")
+    folder = _folder(root)
+    os.mkfifo(folder / "pipe")
+    return str(folder)
+
+
+@pytest.mark.dsh_wall_budget(300)
+@pytest.mark.parametrize(
+    ("make", "fragment"),
+    [
+        (lambda root: "--version", "starts with '-'"),
+        (lambda root: "fs", "is a Node built-in module"),
+        (_fifo_folder, "pipe: is a FIFO"),
+    ],
+    ids=["option-like-spec", "built-in-name", "folder-with-fifo"],
+)
+def test_bad_package_input_is_one_usage_error_and_writes_no_cache(tmp_path, kit, make, fragment):
+    spec = make(tmp_path)
+    cache = tmp_path / "cache"
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "--pyargs", SELECTION, "-p", "no:randomly",
+         "--dsh-impl=npm", f"--dsh-npm=schedule={spec}"],
+        cwd=tmp_path, env=kit.user_env(DSH_NPM_CACHE=str(cache)), capture_output=True, text=True,
+        timeout=240,
+    )
+    output = done.stdout + done.stderr
+    assert done.returncode == 4, output[-3000:]
+    assert output.count("ERROR: --dsh-impl:") == 1 and fragment in output, output[-3000:]
+    assert "Traceback" not in output and "INTERNALERROR" not in output
+    assert not cache.exists(), "refused before anything is installed"
