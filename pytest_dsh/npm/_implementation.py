@@ -11,15 +11,15 @@ the bridge once and checks that every package exports a DSH plugin
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, final
 
+from pytest_dsh.npm._files import UnreadableFileError, read_json
 from pytest_dsh.npm._install import BridgeRuntime, Progress, install_packages
-from pytest_dsh.npm._specs import ROLES, PackageSpec, parse_spec
+from pytest_dsh.npm._specs import MAX_MANIFEST_BYTES, ROLES, PackageSpec, parse_spec
 from pytest_dsh.npm.hosts import DEFAULT_HOST, HostProfile, host_profile
 
 if TYPE_CHECKING:
@@ -240,10 +240,10 @@ class NodeImplementation:
 
 def _installed_version(folder: Path, name: str) -> str | None:
     try:
-        manifest = json.loads((folder / "node_modules" / name / "package.json").read_text("utf-8"))
-    except (OSError, ValueError):
+        manifest = read_json(folder / "node_modules" / name / "package.json", MAX_MANIFEST_BYTES)
+    except UnreadableFileError:
         return None
-    version = manifest.get("version")
+    version = manifest.get("version") if isinstance(manifest, dict) else None
     return version if isinstance(version, str) else None
 
 

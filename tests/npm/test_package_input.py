@@ -221,3 +221,17 @@ def test_bad_package_input_is_one_usage_error_and_writes_no_cache(tmp_path, kit,
     assert output.count("ERROR: --dsh-impl:") == 1 and fragment in output, output[-3000:]
     assert "Traceback" not in output and "INTERNALERROR" not in output
     assert not cache.exists(), "refused before anything is installed"
+
+
+@pytest.mark.parametrize("content", [b"[]", b"\xff", b"{\"version\": 1, \"peerDependencies\": []}"])
+def test_an_installed_package_json_of_another_shape_is_read_as_declaring_nothing(
+    tmp_path, content
+):
+    from pytest_dsh.npm._implementation import _installed_version
+    from pytest_dsh.npm._peers import _declared_peers
+
+    installed = tmp_path / "node_modules" / "acme"
+    installed.mkdir(parents=True)
+    (installed / "package.json").write_bytes(content)
+    assert _declared_peers(tmp_path, "acme") == {}
+    assert _installed_version(tmp_path, "acme") is None
