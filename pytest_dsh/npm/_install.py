@@ -79,7 +79,7 @@ from pathlib import Path
 from typing import IO, Any, Final
 
 import pytest_dsh
-from pytest_dsh.npm._files import UnreadableFileError, read_json
+from pytest_dsh.npm._files import UnreadableFileError, describe_kind, read_json
 from pytest_dsh.npm._specs import PackageSpec, check_name
 from pytest_dsh.npm.errors import (
     NpmInstallError,
@@ -725,13 +725,20 @@ def install_host(
 def _cache_errors(root: Path) -> Iterator[None]:
     """A cache folder that cannot be used (not a folder, read-only, full) is
     one closed error naming it, never a traceback."""
+    hint = f"(choose another with --dsh-npm-cache=PATH or {CACHE_ENV})"
+    with contextlib.suppress(OSError):
+        found = os.stat(root)
+        if not stat.S_ISDIR(found.st_mode):
+            kind = "a regular file" if stat.S_ISREG(found.st_mode) else describe_kind(found.st_mode)
+            raise NpmInstallError(
+                f"the npm cache {root} cannot be used: it is not a folder (it is {kind}) {hint}"
+            )
     try:
         yield
     except OSError as exc:
         where = exc.filename or root
         raise NpmInstallError(
-            f"the npm cache {root} cannot be used: {where}: {exc.strerror or exc} "
-            f"(choose another with --dsh-npm-cache=PATH or {CACHE_ENV})"
+            f"the npm cache {root} cannot be used: {where}: {exc.strerror or exc} {hint}"
         ) from exc
 
 

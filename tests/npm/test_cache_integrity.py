@@ -194,7 +194,8 @@ def test_a_cache_root_that_is_a_file_is_one_closed_error_naming_it(tmp_path):
     folder = tmp_path / "plugin"
     folder.mkdir()
     (folder / "package.json").write_text(json.dumps({"name": "acme", "version": "1.0.0"}))
-    with pytest.raises(NpmInstallError, match=f"the npm cache {root} cannot be used"):
+    with pytest.raises(NpmInstallError, match=f"the npm cache {root} cannot be used: it is not "
+                       r"a folder \(it is a regular file\)"):
         install_packages([parse_spec("schedule", str(folder))], cache_root=root)
     assert root.read_text() == "x"
 
