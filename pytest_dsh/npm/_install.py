@@ -299,10 +299,10 @@ def _entry_damage(folder: Path, relative: object, entry: object) -> str | None:
     return None
 
 
-def _damage(folder: Path) -> str | None:
+def _damage(folder: Path, *, served: bool = False) -> str | None:
     """What is wrong with the published install ``folder`` (None: nothing):
     its record, its content manifest, a file it lists, or the base it is
-    served by."""
+    served by (``served``: ``folder`` is that base, which serves nothing)."""
     if _read_manifest(folder) is None:
         return f"{MANIFEST} is missing or malformed"
     try:
@@ -322,8 +322,8 @@ def _damage(folder: Path) -> str | None:
         return f"a file cannot be read ({exc})"
     manifest = _read_manifest(folder)
     served_by = manifest.get("runtime") if manifest is not None else None
-    if isinstance(served_by, str):
-        base_problem = _damage(Path(served_by))
+    if isinstance(served_by, str) and not served:
+        base_problem = _damage(Path(served_by), served=True)
         if base_problem is not None:
             return f"the host install it uses, {served_by}, is damaged: {base_problem}"
     return None
@@ -530,7 +530,9 @@ def _repair(folder: Path, what: str, progress: Progress | None) -> None:
     why, so the caller builds it again."""
     if not os.path.lexists(folder):
         return
-    problem = _damage(folder) or "it changed while it was checked"
+    problem = _damage(folder)
+    if problem is None:  # sound after all (it could not be pinned): publishing keeps it
+        return
     if progress is not None:
         progress(f"pytest-dsh: the cached {what} {folder} is damaged ({problem}); "
                  "installing it again")

@@ -159,6 +159,25 @@ def test_a_file_edited_in_place_is_damage_and_a_file_only_touched_is_not(tmp_pat
     assert _pinned(folder) is None
 
 
+def test_an_install_served_by_a_missing_or_damaged_base_is_damaged_with_it(tmp_path):
+    base = tmp_path / "base-0.1.0-rc.8-0123456789abcdef"
+    base.mkdir()
+    (base / "host.mjs").write_text("export {}\n")
+    write_records(base, {"format": 3, "base": True, "host": "0.1.0-rc.8"})
+    folder = tmp_path / "acme-0123456789abcdef"
+    folder.mkdir()
+    record = {"format": 3, "host": "0.1.0-rc.8", "packages": {}, "runtime": str(base)}
+    write_records(folder, record)
+    assert _pinned(folder) is not None
+    _pins_release(folder)
+    (base / "host.mjs").unlink()
+    assert _pinned(folder) is None
+    # A record naming itself as its base is checked once, not for ever.
+    write_records(folder, {**record, "runtime": str(folder)})
+    assert _pinned(folder) is not None
+    _pins_release(folder)
+
+
 def _pins_release(folder: Path) -> None:
     from pytest_dsh.npm import _install
 
