@@ -54,8 +54,9 @@ def _refused(text: str, *fragments: str, base: Path | None = None) -> str:
         (b"{\"name\": \"caf\xe9\"}", "is not UTF-8"),
         (b"{\"name\": 42}", "has no name"),
         (b" " * (MAX_MANIFEST_BYTES + 1), f"is larger than {MAX_MANIFEST_BYTES} bytes"),
+        (b"[" * 200_000, "is nested too deeply to read"),
     ],
-    ids=["truncated", "list", "string", "latin-1", "name-not-a-string", "huge"],
+    ids=["truncated", "list", "string", "latin-1", "name-not-a-string", "huge", "deep"],
 )
 def test_a_folder_whose_package_json_is_unusable_is_refused_naming_it(tmp_path, content, problem):
     folder = _folder(tmp_path, content)
