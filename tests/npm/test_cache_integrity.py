@@ -20,6 +20,7 @@ import pytest
 from pytest_dsh.npm import (
     NodeImplementation,
     NpmInstallError,
+    NpmSetupError,
     install_host,
     install_packages,
     parse_spec,
@@ -229,3 +230,15 @@ def test_a_lock_file_planted_as_a_symlink_never_writes_its_target(tmp_path):
         pass
     assert victim.read_text() == "keep me"
     assert lock.is_file() and not lock.is_symlink()
+
+
+def test_a_package_that_ends_the_process_on_import_is_one_closed_error(cache, tmp_path):
+    root, _ = cache
+    plugin = _plugin(tmp_path, "acme-cache-integrity-exits")
+    (plugin / "index.js").write_text("process.exit(3)\n")
+    implementation = NodeImplementation(
+        "acme", "1.0.0", packages={"schedule": str(plugin)}, cache_dir=root
+    )
+    with pytest.raises(NpmSetupError, match=r"the bridge could not start with schedule=.*"
+                       r"ends the process.*exited \(code 3\)"):
+        implementation.prepare()
