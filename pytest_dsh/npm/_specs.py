@@ -20,6 +20,7 @@ and what is wrong.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import os
 import re
 import stat
@@ -42,6 +43,8 @@ _REGISTRY = re.compile(r"^(?P<name>(?:@[a-z0-9][\w.-]*/)?[a-z0-9][\w.-]*)(?:@(?P
 _TARBALL_SUFFIXES: Final = (".tgz", ".tar.gz", ".tar")
 #: Folders never packed by npm, so never part of a folder's fingerprint.
 _SKIPPED_FOLDERS: Final = frozenset({"node_modules", ".git"})
+#: The entries of a tarball searched for its ``package.json``.
+_MAX_TAR_ENTRIES: Final = 100_000
 #: The largest ``package.json`` read (npm's own are a few kB).
 MAX_MANIFEST_BYTES: Final = 1 << 20
 #: Node's built-in modules a bare name resolves to before any package
@@ -197,9 +200,11 @@ def _read_folder(role: str, text: str, folder: Path) -> PackageSpec:
 def _read_tarball(role: str, text: str, path: Path) -> PackageSpec:
     try:
         with tarfile.open(path) as archive:
+            # Read entry by entry, up to a bound: a tarball of millions of
+            # entries is not listed whole to find one file.
             member = next(
-                (m for m in archive.getmembers() if m.isfile() and m.name.count("/") == 1
-                 and m.name.endswith("/package.json")),
+                (m for m in itertools.islice(archive, _MAX_TAR_ENTRIES)
+                 if m.isfile() and m.name.count("/") == 1 and m.name.endswith("/package.json")),
                 None,
             )
             raw = archive.extractfile(member) if member is not None else None
