@@ -11,15 +11,15 @@ the bridge once and checks that every package exports a DSH plugin
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, final
 
+from pytest_dsh.npm._files import UnreadableFileError, read_json
 from pytest_dsh.npm._install import BridgeRuntime, Progress, install_packages
-from pytest_dsh.npm._specs import ROLES, PackageSpec, parse_spec
+from pytest_dsh.npm._specs import MAX_MANIFEST_BYTES, ROLES, PackageSpec, parse_spec
 from pytest_dsh.npm.hosts import DEFAULT_HOST, HostProfile, host_profile
 
 if TYPE_CHECKING:
@@ -162,8 +162,6 @@ class NodeImplementation:
         runtime = self._prepared.get("runtime")
         if runtime is not None:
             return runtime
-        from pytest_dsh.npm._shape import check_packages
-
         specs = self.specs()
         profile = self.host_profile
         runtime = installed or _prebuilt_runtime(specs, profile) or install_packages(
@@ -175,7 +173,7 @@ class NodeImplementation:
             scripts=scripts,
         )
         self._peer_notes[:] = self._checked_peers(runtime, profile)
-        reports = check_packages(runtime, specs)
+        reports = _checked_shape(runtime, specs)
         self._settle_companions(specs, reports)
         self._prepared["runtime"] = runtime
         return runtime
@@ -238,12 +236,32 @@ class NodeImplementation:
         )
 
 
+def _checked_shape(
+    runtime: BridgeRuntime, specs: list[PackageSpec]
+) -> Mapping[str, Mapping[str, Any]]:
+    """:func:`~pytest_dsh.npm._shape.check_packages`, with a bridge that dies
+    while it imports the packages (one ends the process, or crashes Node)
+    turned into one closed error naming them, never a traceback."""
+    from pytest_dsh.npm._shape import check_packages
+    from pytest_dsh.npm.bridge.process import BridgeCrashedError
+    from pytest_dsh.npm.errors import NpmSetupError
+
+    try:
+        return check_packages(runtime, specs)
+    except BridgeCrashedError as exc:
+        asked = ", ".join(f"{spec.role}={spec.text}" for spec in specs)
+        raise NpmSetupError(
+            f"the bridge could not start with {asked} (a package that ends the process or "
+            f"crashes Node while it is imported does this): {exc}"
+        ) from exc
+
+
 def _installed_version(folder: Path, name: str) -> str | None:
     try:
-        manifest = json.loads((folder / "node_modules" / name / "package.json").read_text("utf-8"))
-    except (OSError, ValueError):
+        manifest = read_json(folder / "node_modules" / name / "package.json", MAX_MANIFEST_BYTES)
+    except UnreadableFileError:
         return None
-    version = manifest.get("version")
+    version = manifest.get("version") if isinstance(manifest, dict) else None
     return version if isinstance(version, str) else None
 
 

@@ -31,6 +31,19 @@ uses it, and a later install removes it once its owners are dead (or it is a
 day old). A per-key lock spares concurrent runs the same work; without it
 (or if it is lost) the first rename wins and the other run uses that folder.
 
+**Verified when reused.** The last file written into a finished install
+(atomically, before it is published) is its content manifest
+(``dsh-content.json``): every file's size, modification time and SHA-256
+and every symbolic link's target. Each reuse checks that every listed file
+is still there, of its kind and size, and hashes again only a file whose
+modification time moved (a sound install costs one ``stat`` per file, about
+0.05 s for the 3,300 files of an install; a cache copied without its times
+costs one hash of each file, about 0.4 s, and is not rebuilt). An install that
+fails the check (a file truncated, removed or edited, a malformed record, a
+missing manifest) is set aside and built again, with a progress line naming
+the file, so a damaged cache is never reported as the package's fault; a
+damaged base is built again before an install copies it.
+
 **Lifecycle scripts are off.** npm runs with ``--ignore-scripts`` unless the
 run allows them (``--dsh-npm-scripts``): then the packages under test run
 their ``preinstall``/``install``/``postinstall`` scripts (and a folder its
@@ -48,6 +61,7 @@ cache directory (``~/.cache/pytest-dsh/npm`` on Linux), overridden by
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
 import os
@@ -55,6 +69,7 @@ import re
 import secrets
 import shutil
 import socket
+import stat
 import subprocess
 import sys
 import time
@@ -64,7 +79,8 @@ from pathlib import Path
 from typing import IO, Any, Final
 
 import pytest_dsh
-from pytest_dsh.npm._specs import PackageSpec
+from pytest_dsh.npm._files import UnreadableFileError, describe_kind, read_json
+from pytest_dsh.npm._specs import PackageSpec, check_name
 from pytest_dsh.npm.errors import (
     NpmInstallError,
     NpmMissingError,
@@ -81,10 +97,14 @@ __all__ = [
     "default_cache_root",
     "install_host",
     "install_packages",
+    "write_records",
 ]
 
 CACHE_ENV: Final = "DSH_NPM_CACHE"
+#: An install's record: what was asked, which packages, which host.
 MANIFEST: Final = "dsh-install.json"
+#: An install's content manifest, written last: every file's size and hash.
+CONTENT: Final = "dsh-content.json"
 #: The folder of staging installs, inside the cache root.
 STAGING: Final = ".staging"
 #: The owner file of a staging folder (removed before it is published).
@@ -95,7 +115,11 @@ STALE_AFTER_S: Final = 24 * 3600.0
 _BRIDGE_FILES: Final = ("server.mjs", "host.mjs", "lib", "package.json", "package-lock.json")
 _NPM_FLAGS: Final = ("--no-audit", "--no-fund", "--loglevel=error", "--install-links")
 #: Bumped when the layout of an install changes (old folders are then ignored).
-_FORMAT: Final = 2
+_FORMAT: Final = 3
+_CONTENT_FORMAT: Final = 1
+#: The largest record and content manifest read (an install lists ~3,300 files, ~400 kB).
+_RECORD_LIMIT: Final = 1 << 20
+_CONTENT_LIMIT: Final = 64 << 20
 
 _NOT_FOUND: Final = re.compile(
     r"E404|404 Not Found|ETARGET|No matching version|ENOENT|could not resolve", re.IGNORECASE
@@ -170,12 +194,195 @@ def _slug(specs: Sequence[PackageSpec]) -> str:
     return re.sub(r"[^A-Za-z0-9._+-]+", "-", names.replace("@", "")).strip("-")[:60]
 
 
-def _read_manifest(folder: Path) -> dict[str, object] | None:
+def _read_manifest(folder: Path, *, any_format: bool = False) -> dict[str, object] | None:
+    """The install record of ``folder``, or None when it is absent or not a
+    record of this layout (a malformed record is an absent one)."""
     try:
-        manifest: dict[str, object] = json.loads((folder / MANIFEST).read_text("utf-8"))
-    except (OSError, ValueError):
+        found = read_json(folder / MANIFEST, _RECORD_LIMIT)
+    except UnreadableFileError:
         return None
-    return manifest
+    if not isinstance(found, dict):
+        return None
+    if any_format:
+        return found
+    if found.get("format") != _FORMAT or not isinstance(found.get("host"), str):
+        return None
+    if found.get("base") is True:
+        return found
+    packages = found.get("packages")
+    if not isinstance(packages, dict) or not all(
+        isinstance(role, str) and isinstance(name, str) for role, name in packages.items()
+    ):
+        return None
+    if not isinstance(found.get("runtime", ""), str):
+        return None
+    return found
+
+
+# -- content manifests -------------------------------------------------------
+
+#: Files of an install the content manifest leaves out: written after it, or
+#: removed before the install is published.
+_UNLISTED: Final = frozenset({CONTENT, OWNER, ".dsh-in-use"})
+
+
+def _file_digest(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while chunk := handle.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _content_of(folder: Path) -> dict[str, list[object]]:
+    """Every file of ``folder``: ``["f", size, sha256, mtime_ns]`` or
+    ``["l", target]``."""
+    entries: dict[str, list[object]] = {}
+    for root, folders, files in os.walk(folder):
+        folders.sort()
+        here = Path(root)
+        for name in sorted(files) + [f for f in folders if (here / f).is_symlink()]:
+            path = here / name
+            relative = path.relative_to(folder).as_posix()
+            if relative in _UNLISTED:
+                continue
+            found = path.lstat()
+            if stat.S_ISLNK(found.st_mode):
+                entries[relative] = ["l", os.readlink(path)]
+            elif stat.S_ISREG(found.st_mode):
+                digest = _file_digest(path)
+                entries[relative] = ["f", found.st_size, digest, found.st_mtime_ns]
+    return entries
+
+
+def write_records(folder: Path, manifest: Mapping[str, object]) -> None:
+    """Write the install record, then the content manifest of everything in
+    ``folder`` (itself atomically, last): the marks of a finished install."""
+    (folder / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", "utf-8")
+    content = {"format": _CONTENT_FORMAT, "files": _content_of(folder)}
+    partial = folder / f".{CONTENT}.partial"
+    with open(partial, "w", encoding="utf-8") as handle:
+        handle.write(json.dumps(content, separators=(",", ":")) + "\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(partial, folder / CONTENT)
+
+
+def _entry_damage(folder: Path, relative: object, entry: object) -> str | None:
+    if not isinstance(relative, str) or not isinstance(entry, list) or not entry:
+        return f"{CONTENT} is malformed"
+    parts = relative.split("/")
+    if not relative or relative.startswith("/") or ".." in parts or "\\" in relative:
+        return f"{CONTENT} names a file outside the install ({relative})"
+    path = os.path.join(folder, relative)
+    try:
+        found = os.lstat(path)
+    except FileNotFoundError:
+        return f"{relative} is missing"
+    except OSError as exc:
+        return f"{relative} cannot be read ({exc.strerror or exc})"
+    kind = entry[0]
+    if kind == "l" and len(entry) == 2:
+        if not stat.S_ISLNK(found.st_mode) or os.readlink(path) != entry[1]:
+            return f"{relative} is no longer the symbolic link to {entry[1]}"
+        return None
+    if kind != "f" or len(entry) != 4 or not isinstance(entry[1], int):
+        return f"{CONTENT} is malformed"
+    if not stat.S_ISREG(found.st_mode):
+        return f"{relative} is no longer a regular file"
+    if found.st_size != entry[1]:
+        return f"{relative} is truncated or changed ({found.st_size} bytes of {entry[1]})"
+    # An untouched file keeps its time; one touched (or copied without its
+    # times) is hashed: only a changed content is damage.
+    if found.st_mtime_ns != entry[3] and _file_digest(Path(path)) != entry[2]:
+        return f"{relative} was changed (its content is not what was installed)"
+    return None
+
+
+def _damage(folder: Path, *, served: bool = False) -> str | None:
+    """What is wrong with the published install ``folder`` (None: nothing):
+    its record, its content manifest, a file it lists, or the base it is
+    served by (``served``: ``folder`` is that base, which serves nothing)."""
+    if _read_manifest(folder) is None:
+        return f"{MANIFEST} is missing or malformed"
+    try:
+        content = read_json(folder / CONTENT, _CONTENT_LIMIT)
+    except UnreadableFileError as exc:
+        return f"{CONTENT} {exc.problem}"
+    if not isinstance(content, dict) or content.get("format") != _CONTENT_FORMAT or not (
+        isinstance(content.get("files"), dict)
+    ):
+        return f"{CONTENT} is malformed"
+    try:
+        for relative, entry in content["files"].items():
+            problem = _entry_damage(folder, relative, entry)
+            if problem is not None:
+                return problem
+    except OSError as exc:
+        return f"a file cannot be read ({exc})"
+    manifest = _read_manifest(folder)
+    served_by = manifest.get("runtime") if manifest is not None else None
+    if isinstance(served_by, str) and not served:
+        base_problem = _damage(Path(served_by), served=True)
+        if base_problem is not None:
+            return f"the host install it uses, {served_by}, is damaged: {base_problem}"
+    return None
+
+
+def _set_aside(folder: Path, label: str) -> None:
+    """Move ``folder`` out of the way (into ``.staging``); removed at once
+    unless a live run still uses it (then a later install removes it, an
+    hour on), so a run mid-test keeps its files."""
+    if not os.path.lexists(folder):
+        return
+    aside = folder.parent / STAGING / f"{folder.name}.{label}.{secrets.token_hex(4)}"
+    aside.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        folder.rename(aside)
+    except FileNotFoundError:
+        return
+    if not aside.is_dir() or aside.is_symlink():
+        aside.unlink()
+        return
+    if _in_use(aside):
+        os.utime(aside)
+    else:
+        shutil.rmtree(aside, ignore_errors=True)
+
+
+def _in_use(folder: Path) -> bool:
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows: no way to know, keep it
+        return True
+    try:
+        handle = _open_kit_file(folder / IN_USE)
+    except OSError:
+        return False
+    with handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return True
+    return False
+
+
+def _open_kit_file(path: Path) -> IO[bytes]:
+    """Open (creating) one of the kit's own lock files in the cache without
+    following a symbolic link planted in its place (the link is replaced):
+    a lock never truncates or writes another file."""
+    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags, 0o644)
+    except OSError as exc:
+        if exc.errno != errno.ELOOP:
+            raise
+        path.unlink()
+        fd = os.open(path, flags | os.O_EXCL, 0o644)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(errno.EINVAL, "not a regular file", str(path))
+    return os.fdopen(fd, "r+b")
 
 
 @contextlib.contextmanager
@@ -183,7 +390,7 @@ def _locked(path: Path) -> Iterator[None]:
     """Serialise installs of one key across processes (where supported). The
     lock dies with its process, so a killed run never blocks the next one."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a+b") as handle:
+    with _open_kit_file(path) as handle:
         try:
             import fcntl
         except ImportError:  # pragma: no cover - Windows: the atomic rename decides
@@ -230,10 +437,12 @@ def _is_stale(staging: Path, now: float) -> bool:
     if age > STALE_AFTER_S:
         return True
     try:
-        owner = json.loads((staging / OWNER).read_text("utf-8"))
-    except (OSError, ValueError):
+        owner = read_json(staging / OWNER, _RECORD_LIMIT)
+    except UnreadableFileError:
+        owner = None
+    if not isinstance(owner, dict):
         # Between mkdir and the owner file, or left by an install npm went on
-        # with after its owner died: give it an hour.
+        # with after its owner died, or a damaged install set aside: give it an hour.
         return age > 3600.0
     if owner.get("host") != socket.gethostname():
         return False  # a cache shared between machines: only age decides
@@ -249,7 +458,7 @@ def clean_stale_staging(root: Path, *, now: float | None = None) -> list[Path]:
     moment = time.time() if now is None else now
     removed = []
     for staging in sorted(folder.iterdir()):
-        if staging.is_dir() and _is_stale(staging, moment):
+        if staging.is_dir() and not staging.is_symlink() and _is_stale(staging, moment):
             shutil.rmtree(staging, ignore_errors=True)
             removed.append(staging)
     return removed
@@ -266,17 +475,15 @@ def _publish(staging: Path, folder: Path) -> Path:
     """Rename the finished ``staging`` to ``folder``, atomically. If another
     run published ``folder`` first, its install is as good as ours: ours is
     dropped and theirs used. A folder without a manifest (not an install of
-    this layout) is moved aside first."""
+    this layout, or a damaged one) is moved aside first."""
     (staging / OWNER).unlink(missing_ok=True)
-    if folder.exists() and _read_manifest(folder) is None:
-        aside = folder.parent / STAGING / f"{folder.name}.broken.{secrets.token_hex(4)}"
+    if os.path.lexists(folder) and _damage(folder) is not None:
         with contextlib.suppress(OSError):
-            folder.rename(aside)
-            shutil.rmtree(aside, ignore_errors=True)
+            _set_aside(folder, "broken")
     try:
         staging.rename(folder)
     except OSError:
-        if _read_manifest(folder) is None:
+        if _damage(folder) is not None:
             raise
         shutil.rmtree(staging, ignore_errors=True)
     return folder
@@ -291,28 +498,45 @@ _pins: dict[Path, IO[bytes]] = {}
 
 
 def _pinned(folder: Path) -> dict[str, object] | None:
-    """The manifest of a published install, pinned for this process's life
-    (None when there is none): taken before the manifest is read, so an
-    install never disappears under a process that resolved it."""
-    if folder in _pins:
-        return _read_manifest(folder)
-    if _read_manifest(folder) is None:
-        return None
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - Windows: installs are never dropped
-        return _read_manifest(folder)
-    try:
-        handle = open(folder / IN_USE, "a+b")  # noqa: SIM115 - held for the process life
-    except OSError:
-        return None
-    fcntl.flock(handle, fcntl.LOCK_SH)
+    """The manifest of a published, sound install, pinned for this process's
+    life (None when there is none, or it is damaged: :func:`_damage`): taken
+    before the manifest is read, so an install never disappears under a
+    process that resolved it. Checked on every call (a file may have been
+    damaged since)."""
+    handle = _pins.get(folder)
+    if handle is None:
+        if _read_manifest(folder) is None:
+            return None
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - Windows: installs are never dropped
+            return _read_manifest(folder) if _damage(folder) is None else None
+        try:
+            handle = _open_kit_file(folder / IN_USE)
+        except OSError:
+            return None
+        fcntl.flock(handle, fcntl.LOCK_SH)
     manifest = _read_manifest(folder)
-    if manifest is None:  # dropped while we waited
+    if manifest is None or _damage(folder) is not None:  # dropped while we waited, or damaged
+        _pins.pop(folder, None)
         handle.close()
         return None
     _pins[folder] = handle
     return manifest
+
+
+def _repair(folder: Path, what: str, progress: Progress | None) -> None:
+    """Set aside a damaged ``folder`` (what :func:`_pinned` refused), saying
+    why, so the caller builds it again."""
+    if not os.path.lexists(folder):
+        return
+    problem = _damage(folder)
+    if problem is None:  # sound after all (it could not be pinned): publishing keeps it
+        return
+    if progress is not None:
+        progress(f"pytest-dsh: the cached {what} {folder} is damaged ({problem}); "
+                 "installing it again")
+    _set_aside(folder, "damaged")
 
 
 def _drop_superseded(root: Path, folder: Path, manifest: Mapping[str, object]) -> list[Path]:
@@ -329,13 +553,13 @@ def _drop_superseded(root: Path, folder: Path, manifest: Mapping[str, object]) -
             folder.name.count("-")
         ):
             continue
-        found = _read_manifest(other)
+        found = _read_manifest(other, any_format=True)
         if found is None or any(
             found.get(field) != manifest.get(field) for field in ("asked", "host", "scripts")
         ):
             continue
         try:
-            handle = open(other / IN_USE, "a+b")  # noqa: SIM115 - closed below
+            handle = _open_kit_file(other / IN_USE)
         except OSError:
             continue
         with handle:
@@ -425,13 +649,25 @@ def _resolve_names(
         if spec.name is not None:
             named.append(spec)
             continue
-        done = _run_npm(npm, ["pack", "--dry-run", "--json", "--ignore-scripts", spec.text], folder)
+        # `--`: whatever the spec says, npm reads it as a package, never an option.
+        done = _run_npm(
+            npm, ["pack", "--dry-run", "--json", "--ignore-scripts", "--", spec.text], folder
+        )
         if done.returncode != 0:
             raise _npm_failure([spec], done.stderr + done.stdout, host)
-        info = json.loads(done.stdout)[0]
-        named.append(
-            PackageSpec(spec.role, spec.text, info["name"], info.get("version"), spec.text, "")
-        )
+        try:
+            info = json.loads(done.stdout)[0]
+            name, version = info["name"], info.get("version")
+        except (ValueError, LookupError, TypeError, AttributeError):
+            raise NpmInstallError(
+                f"npm pack did not name the package of {spec.role}={spec.text}. npm says:\n"
+                f"{_quote(done.stdout + done.stderr)}"
+            ) from None
+        problem = check_name(name) if isinstance(name, str) else "npm gave no name"
+        if problem is not None:
+            raise PackageNotFoundError(f"{spec.role}={spec.text}: {problem}")
+        version = version if isinstance(version, str) else None
+        named.append(PackageSpec(spec.role, spec.text, name, version, spec.text, ""))
     return named
 
 
@@ -483,7 +719,29 @@ def install_host(
     version, reused afterwards. The folder is immutable once returned."""
     profile = host_profile(version)
     root = _root(cache_root)
-    return _base_install(root, bridge_source(), profile, _npm, progress)
+    with _cache_errors(root):
+        return _base_install(root, bridge_source(), profile, _npm, progress)
+
+
+@contextlib.contextmanager
+def _cache_errors(root: Path) -> Iterator[None]:
+    """A cache folder that cannot be used (not a folder, read-only, full) is
+    one closed error naming it, never a traceback."""
+    hint = f"(choose another with --dsh-npm-cache=PATH or {CACHE_ENV})"
+    with contextlib.suppress(OSError):
+        found = os.stat(root)
+        if not stat.S_ISDIR(found.st_mode):
+            kind = "a regular file" if stat.S_ISREG(found.st_mode) else describe_kind(found.st_mode)
+            raise NpmInstallError(
+                f"the npm cache {root} cannot be used: it is not a folder (it is {kind}) {hint}"
+            )
+    try:
+        yield
+    except OSError as exc:
+        where = exc.filename or root
+        raise NpmInstallError(
+            f"the npm cache {root} cannot be used: {where}: {exc.strerror or exc} {hint}"
+        ) from exc
 
 
 def _base_install(
@@ -503,6 +761,7 @@ def _base_install(
     with _locked(root / f".base-{key}.lock"):
         if _pinned(base) is not None:
             return base
+        _repair(base, "DSH host install", progress)
         clean_stale_staging(root)
         npm_path = npm()  # a missing npm is said before any progress line
         started = time.monotonic()
@@ -521,8 +780,7 @@ def _base_install(
                     f"npm failed to install the pinned packages of DSH host "
                     f"{profile.version}. npm says:\n{_quote(done.stderr + done.stdout)}"
                 )
-            manifest = {"format": _FORMAT, "base": True, "host": profile.version}
-            (staging / MANIFEST).write_text(json.dumps(manifest) + "\n", "utf-8")
+            write_records(staging, {"format": _FORMAT, "base": True, "host": profile.version})
             _publish(staging, base)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
@@ -548,10 +806,21 @@ def install_packages(
     the pinned one): reused from the cache when this exact content was
     installed before, else installed now (with ``progress`` messages).
     ``scripts`` lets npm run the packages' lifecycle scripts."""
-    overrides = dict(overrides or {})
     profile = host_profile(host)
-    source = bridge_source()
     root = _root(cache_root)
+    with _cache_errors(root):
+        return _install_packages(specs, dict(overrides or {}), root, progress, profile, scripts)
+
+
+def _install_packages(
+    specs: Sequence[PackageSpec],
+    overrides: Mapping[str, Mapping[str, str]],
+    root: Path,
+    progress: Progress | None,
+    profile: HostProfile,
+    scripts: bool,
+) -> BridgeRuntime:
+    source = bridge_source()
     key = _key({
         "bridge": _bridge_digest(source, profile),
         "host": profile.version,
@@ -567,6 +836,7 @@ def install_packages(
         manifest = _pinned(folder)
         if manifest is not None:
             return _runtime(folder, manifest)
+        _repair(folder, "install", progress)
         base = _base_install(root, source, profile, _npm, progress)
         clean_stale_staging(root)
         npm = _npm()
@@ -599,7 +869,7 @@ def install_packages(
                     raise _npm_failure(named, done.stderr + done.stdout, profile)
                 if progress is not None:
                     progress(f"pytest-dsh: done in {time.monotonic() - started:.0f} s")
-            (staging / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", "utf-8")
+            write_records(staging, manifest)
             _publish(staging, folder)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
@@ -611,7 +881,8 @@ def install_packages(
 
 def _runtime(folder: Path, manifest: Mapping[str, object]) -> BridgeRuntime:
     packages = manifest.get("packages")
-    assert isinstance(packages, dict)
+    if not isinstance(packages, dict):  # a host base's record where an install's belongs
+        raise NpmInstallError(f"{folder / MANIFEST} is not the record of a package install")
     served_by = manifest.get("runtime")
     host = manifest.get("host")
     return BridgeRuntime(

@@ -32,6 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+from pytest_dsh.npm._files import UnreadableFileError, read_json
+from pytest_dsh.npm._specs import MAX_MANIFEST_BYTES
 from pytest_dsh.npm.errors import PeerConflictError
 from pytest_dsh.npm.hosts import HostProfile
 
@@ -112,10 +114,10 @@ def _satisfied(pairs: Sequence[tuple[str, str]], node: Path, semver: Path) -> li
 def _declared_peers(folder: Path, package: str) -> dict[str, str]:
     path = folder / "node_modules" / package / "package.json"
     try:
-        manifest = json.loads(path.read_text("utf-8"))
-    except (OSError, ValueError):
+        manifest = read_json(path, MAX_MANIFEST_BYTES)
+    except UnreadableFileError:
         return {}
-    peers = manifest.get("peerDependencies")
+    peers = manifest.get("peerDependencies") if isinstance(manifest, dict) else None
     if not isinstance(peers, dict):
         return {}
     return {str(name): str(wanted) for name, wanted in peers.items()}

@@ -15,24 +15,37 @@ call runs only the cells that are missing (``--rerun`` runs them all again).
 A package version whose peer dependencies exclude a host cannot be installed
 there; that cell says so instead of counting anything. docs/version-matrix.md
 shows a real run and what it says.
+
+The cell cache is the operator's folder: a cached ``cell.json`` or
+``report.json`` that is truncated, edited into another shape, not a regular
+file or larger than the kit reads is a missing cell, run again (never a
+traceback, never a table built on it); ``cell.json`` is written by
+write-then-rename, after the report. Each cell's pytest runs in a process
+group of its own, which the matrix ends (the bridge's Node processes with
+it) when it is stopped by SIGTERM, SIGINT or SIGHUP, or leaves by an error.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import html
 import itertools
 import json
+import os
 import re
+import signal
 import subprocess
 import sys
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import FrameType
 from typing import Any, Final
 
+from pytest_dsh.npm._files import UnreadableFileError, read_json
 from pytest_dsh.npm.hosts import HOST_PROFILES
 from pytest_dsh.official import OFFICIAL_PACKAGE_NAMES, load_expectations
 
@@ -49,6 +62,7 @@ __all__ = [
     "render_html",
     "render_markdown",
     "run_cells",
+    "run_child",
     "version_key",
 ]
 
@@ -66,6 +80,13 @@ CANNOT_INSTALL: Final = "cannot install"
 #: Budgets of one cell's run: a version that never settles costs seconds, not minutes.
 _CELL_OPTIONS: Final = ("--dsh-wall-budget=20", "--dsh-max-runaways=5")
 _PEER_PROBLEM = re.compile(r"incompatible peer version|ERESOLVE")
+#: The statuses a cell may have.
+_STATUSES: Final = frozenset({"ran", CANNOT_INSTALL, "no report"})
+#: The largest cached file read: a cell record is ~300 bytes, a report ~2 MB.
+_CELL_LIMIT: Final = 1 << 20
+_REPORT_LIMIT: Final = 256 << 20
+#: How long a cell's process group gets to end after SIGTERM before SIGKILL.
+_GRACE_S: Final = 10.0
 
 
 def version_key(version: str) -> tuple[Any, ...]:
@@ -129,6 +150,47 @@ def published_versions(package: str, npm: str = "npm") -> list[str]:
 Runner = Callable[[Cell, Path], tuple[int, str]]
 
 
+def _end_group(process: subprocess.Popen[str]) -> None:
+    """End ``process`` and everything in its process group: SIGTERM (pytest
+    closes its bridges), then SIGKILL for what is left after the grace."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, sig)
+        try:
+            process.wait(timeout=_GRACE_S)
+        except subprocess.TimeoutExpired:
+            continue
+        if sig == signal.SIGTERM:
+            # The leader is gone; what it started may linger in its group.
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(process.pid, signal.SIGKILL)
+        return
+
+
+def run_child(command: Sequence[str], *, timeout: float = 3600.0) -> tuple[int, str]:
+    """Run ``command`` in a process group of its own and return its exit
+    status and output; the group is ended if the caller is interrupted
+    (SIGINT, a signal :func:`main` turns into an exception) or the command
+    overruns ``timeout``, so no cell's pytest outlives the matrix."""
+    process = subprocess.Popen(
+        list(command), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        start_new_session=True,
+    )
+    try:
+        output, _ = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _end_group(process)
+        output, _ = process.communicate()
+        return process.returncode, (output or "") + f"\n(stopped after {timeout:.0f} s)"
+    except BaseException:
+        _end_group(process)
+        raise
+    finally:
+        if process.poll() is None:  # pragma: no cover - defensive
+            _end_group(process)
+    return process.returncode, output
+
+
 def suite_runner(extra: Sequence[str] = ()) -> Runner:
     """A runner that starts ``python -m pytest`` on the installed suite."""
 
@@ -139,23 +201,91 @@ def suite_runner(extra: Sequence[str] = ()) -> Runner:
             "--dsh-impl=npm", f"--dsh-npm={cell.role}={cell.package}",
             f"--dsh-host={cell.host}", f"--dsh-report={report}", *_CELL_OPTIONS, *extra,
         ]
-        done = subprocess.run(command, capture_output=True, text=True, timeout=3600)
-        return done.returncode, done.stdout + done.stderr
+        return run_child(command)
 
     return run
 
 
+def _strings(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
+
+
+def _document_problem(document: object) -> str | None:
+    """Why ``document`` is not a report the table can be built from (None:
+    it is): the fields :func:`build_table` reads, of the types it reads."""
+    if not isinstance(document, dict):
+        return "is not a JSON object"
+    tests = document.get("tests")
+    if not isinstance(tests, list):
+        return "has no list of tests"
+    for test in tests:
+        if not isinstance(test, dict) or not all(
+            isinstance(test.get(field), str) for field in ("id", "outcome", "level", "plugin")
+        ):
+            return "has a test without its id, outcome, level and plugin"
+    verdict = document.get("verdict")
+    if not isinstance(verdict, dict) or not isinstance(verdict.get("overall"), str):
+        return "has no overall verdict"
+    sections = document.get("sections", [])
+    if not isinstance(sections, list):
+        return "has sections that are not a list"
+    for section in sections:
+        if not isinstance(section, dict) or not all(
+            isinstance(section.get(field), str) for field in ("plugin", "title")
+        ) or not isinstance(section.get("sentences"), list):
+            return "has a section without its plugin, title and sentences"
+        for sentence in section["sentences"]:
+            if not isinstance(sentence, dict) or not _strings(sentence.get("tests")):
+                return "has a sentence without its list of tests"
+    return None
+
+
+def _cached_report(report: Path) -> tuple[Mapping[str, Any] | None, str | None]:
+    """The report document at ``report``, or None and why it cannot be used."""
+    try:
+        document = read_json(report, _REPORT_LIMIT)
+    except UnreadableFileError as exc:
+        return None, str(exc)
+    problem = _document_problem(document)
+    if problem is not None:
+        return None, f"{report}: {problem}"
+    assert isinstance(document, dict)
+    return document, None
+
+
 def _result_of(cell: Cell, folder: Path) -> CellResult | None:
-    stored = folder / "cell.json"
-    if not stored.is_file():
+    """The cached result of ``cell``, or None when there is none or it cannot
+    be used (then the cell runs again)."""
+    try:
+        data = read_json(folder / "cell.json", _CELL_LIMIT)
+    except UnreadableFileError:
         return None
-    data = json.loads(stored.read_text("utf-8"))
-    report = folder / "report.json"
-    document = json.loads(report.read_text("utf-8")) if report.is_file() else None
-    return CellResult(
-        cell, str(data["status"]), str(data["message"]), data.get("exit_status"),
-        float(data.get("seconds", 0.0)), document,
-    )
+    if not isinstance(data, dict) or data.get("cell") != cell.key:
+        return None
+    status, message = data.get("status"), data.get("message")
+    exit_status, seconds = data.get("exit_status"), data.get("seconds", 0.0)
+    if status not in _STATUSES or not isinstance(message, str):
+        return None
+    if not (exit_status is None or type(exit_status) is int) or not (
+        isinstance(seconds, (int, float)) and not isinstance(seconds, bool)
+    ):
+        return None
+    document = None
+    if status == "ran":
+        document, _ = _cached_report(folder / "report.json")
+        if document is None:
+            return None
+    return CellResult(cell, status, message, exit_status, float(seconds), document)
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    partial = path.with_name(f".{path.name}.partial")
+    partial.unlink(missing_ok=True)
+    with open(partial, "x", encoding="utf-8") as handle:
+        handle.write(text)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(partial, path)
 
 
 def run_cell(
@@ -169,13 +299,17 @@ def run_cell(
         if cached is not None:
             return cached
     folder.mkdir(parents=True, exist_ok=True)
+    (folder / "cell.json").unlink(missing_ok=True)
     report = folder / "report.json"
     report.unlink(missing_ok=True)
     started = clock()
     status, output = runner(cell, report)
     seconds = clock() - started
-    if report.is_file():
+    document, unusable = _cached_report(report) if os.path.lexists(report) else (None, None)
+    if document is not None:
         state, message = "ran", f"exit status {status}"
+    elif unusable is not None:
+        state, message = "no report", f"exit status {status}; {unusable}"
     elif _PEER_PROBLEM.search(output):
         # The refusal and the lines of npm's that follow it (which peer, which range).
         lines = [line.strip() for line in output.splitlines() if line.strip()]
@@ -185,14 +319,10 @@ def run_cell(
         tail = [line for line in output.splitlines() if line.strip()][-3:]
         state, message = "no report", " / ".join(tail) or f"exit status {status}"
     # Written last: a cell killed mid-run has no cell.json and runs again.
-    (folder / "cell.json").write_text(
-        json.dumps({"cell": cell.key, "status": state, "message": message[:500],
-                    "exit_status": status, "seconds": round(seconds, 1)}, indent=1) + "\n",
-        "utf-8",
-    )
-    found = _result_of(cell, folder)
-    assert found is not None
-    return found
+    record = {"cell": cell.key, "status": state, "message": message[:500],
+              "exit_status": status, "seconds": round(seconds, 1)}
+    _write_atomically(folder / "cell.json", json.dumps(record, indent=1) + "\n")
+    return CellResult(cell, state, message[:500], status, round(seconds, 1), document)
 
 
 def run_cells(
@@ -494,6 +624,35 @@ def _official_known() -> dict[str, Any]:
     return dict(load_expectations())
 
 
+class _Stopped(Exception):
+    """The matrix received a signal that asks it to stop."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+@contextlib.contextmanager
+def _stop_on_signals() -> Iterator[None]:
+    """SIGTERM and SIGHUP raise :class:`_Stopped` (as SIGINT raises
+    KeyboardInterrupt), so the running cell's process group is ended on the
+    way out instead of being left running."""
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        raise _Stopped(signum)
+
+    previous = {}
+    for name in ("SIGTERM", "SIGHUP"):
+        sig = getattr(signal, name, None)
+        if sig is not None:
+            previous[sig] = signal.signal(sig, stop)
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m pytest_dsh.pytest_plugin.version_matrix",
@@ -517,20 +676,34 @@ def main(argv: Sequence[str] | None = None) -> int:
     unknown = [h for h in hosts if h not in HOST_PROFILES]
     if unknown:
         parser.error(f"no DSH host profile {', '.join(unknown)}; known: {', '.join(HOST_PROFILES)}")
-    cells = [
-        Cell(role, version, host)
-        for role in (args.roles or list(PACKAGES))
-        for version in published_versions(PACKAGES[role], args.npm)
-        if not args.versions or version in args.versions
-        for host in hosts
-    ]
+    cells = []
+    for role in args.roles or list(PACKAGES):
+        try:
+            versions = published_versions(PACKAGES[role], args.npm)
+        except (OSError, subprocess.SubprocessError, ValueError, TypeError) as exc:
+            parser.error(f"cannot list the published versions of {PACKAGES[role]} "
+                         f"with {args.npm}: {exc}")
+        cells += [Cell(role, version, host) for version in versions
+                  if not args.versions or version in args.versions for host in hosts]
     cells_dir = args.cells or args.out / "cells"
-    results = run_cells(cells, cells_dir, suite_runner(), rerun=args.rerun)
+    try:
+        with _stop_on_signals():
+            results = run_cells(cells, cells_dir, suite_runner(), rerun=args.rerun)
+    except (_Stopped, KeyboardInterrupt) as exc:
+        signum = exc.signum if isinstance(exc, _Stopped) else signal.SIGINT
+        print(f"version matrix stopped by {signal.Signals(signum).name}: the running cell was "
+              f"ended; finished cells are kept in {cells_dir}", file=sys.stderr)
+        return 128 + signum
+    except OSError as exc:
+        parser.error(f"the cell cache {cells_dir} cannot be used: {exc}")
     table = build_table(results, _official_known(), hosts)
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "version-matrix.json").write_text(json.dumps(table, indent=1) + "\n", "utf-8")
-    (args.out / "version-matrix.html").write_text(render_html(table), "utf-8")
-    (args.out / "version-matrix.md").write_text(render_markdown(table), "utf-8")
+    try:
+        args.out.mkdir(parents=True, exist_ok=True)
+        _write_atomically(args.out / "version-matrix.json", json.dumps(table, indent=1) + "\n")
+        _write_atomically(args.out / "version-matrix.html", render_html(table))
+        _write_atomically(args.out / "version-matrix.md", render_markdown(table))
+    except OSError as exc:
+        parser.error(f"cannot write the table into {args.out}: {exc}")
     print(f"wrote {args.out / 'version-matrix.json'}, .html, .md ({len(results)} cells)")
     return 0
 

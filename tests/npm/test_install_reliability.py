@@ -27,7 +27,7 @@ from pytest_dsh.npm import (
     install_packages,
     parse_spec,
 )
-from pytest_dsh.npm._install import MANIFEST, OWNER, STAGING, _publish
+from pytest_dsh.npm._install import MANIFEST, OWNER, STAGING, _publish, write_records
 
 pytestmark = pytest.mark.dsh_wall_budget(900)
 
@@ -184,8 +184,8 @@ def test_a_second_publication_of_one_install_keeps_the_first(tmp_path):
     for name in ("one", "two"):
         staging = tmp_path / STAGING / name
         staging.mkdir(parents=True)
-        (staging / MANIFEST).write_text(json.dumps({"packages": {}}))
         (staging / "who").write_text(name)
+        write_records(staging, {"format": 3, "host": "0.1.0-rc.8", "packages": {}})
         (staging / OWNER).write_text("{}")
         assert _publish(staging, folder) == folder
         assert not staging.exists()
