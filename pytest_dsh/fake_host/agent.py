@@ -107,6 +107,8 @@ class FakeAgent:
         self._tools = AgentToolRegistry()
         self._followups: deque[UserMessage] = deque()
         self._turn_task: asyncio.Task[None] | None = None
+        #: The running turn's signal: a disposal aborts it.
+        self._turn_signal: AbortSignal | None = None
         self._maintenance = False
         self._maintenance_task: asyncio.Task[bool] | None = None
         self._status: AgentStatus = "idle"
@@ -317,16 +319,29 @@ class FakeAgent:
         if task is not None and not task.done():
             await asyncio.wait([task])
 
+    async def settle_activity(self) -> None:
+        """Wait until the agent's current activity ends, as DSH's disposal
+        does: a running maintenance task, then a turn (one a follow-up queued
+        just before woke included)."""
+        await self.settle_maintenance()
+        await asyncio.sleep(0)  # a turn a follow-up just woke starts first
+        while self._turn_task is not None and not self._turn_task.done():
+            await asyncio.wait([self._turn_task])
+
     def abort_next_pre_step(self) -> None:
         """The next step is prepared with an already aborted signal."""
         self._pending_pre_step_abort = True
 
     def begin_disposal(self) -> None:
         """A disposal began. As in DSH, whose agent loop cancels its driver and
-        then lets the current activity end: follow-ups parked behind a running
+        then lets the current activity end: a running turn is aborted (it ends
+        ``aborted`` once its step returns), follow-ups parked behind a running
         maintenance task never open a turn (the agent is disposed when the
-        task settles); one queued while nothing runs still wakes the agent."""
+        task settles); one queued while nothing runs still wakes the agent,
+        and the disposal waits for that turn."""
         self._disposing = self._maintenance
+        if self._turn_signal is not None:
+            self._turn_signal.abort()
 
     def mark_dead(self) -> None:
         """The agent stops being live (disposal or a crashed process). Queued
@@ -375,6 +390,7 @@ class FakeAgent:
             self._process.record_error(f"turn of agent {self._id!r} failed: {exc!r}")
         finally:
             self._turn_task = None
+            self._turn_signal = None
             self._settle()
 
     def _next_turn_number(self) -> int:
@@ -400,6 +416,7 @@ class FakeAgent:
             surfaceOp="append",
         )
         signal = AbortSignal()
+        self._turn_signal = signal
         for step in range(1, MAX_STEPS_PER_TURN + 1):
             if self._pending_pre_step_abort:
                 self._pending_pre_step_abort = False
@@ -419,6 +436,11 @@ class FakeAgent:
             if reply.thinking_s:
                 await asyncio.sleep(reply.thinking_s)
             if not self._live:
+                return
+            if signal.aborted:
+                # Aborted while the model answered (a disposal): nothing of the reply is kept.
+                session.append("step/end", {"turn": turn, "step": step})
+                self._end_turn(turn, {"kind": "aborted"})
                 return
             if reply.text is not None:
                 session.append(

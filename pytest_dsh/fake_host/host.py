@@ -603,7 +603,7 @@ class FakeHost:
         async def dispose() -> None:
             if agent.is_live:
                 # As in DSH, the agent's current activity converges first.
-                await agent.settle_maintenance()
+                await agent.settle_activity()
                 await process.call_serial("dsh_agent_disposed", agent=agent)
                 agent.mark_dead()
 

@@ -22,6 +22,7 @@ import pytest
 from pytest_dsh.contract import MaintenanceRejectedError
 from pytest_dsh.driving.agent_actions import DisposeAgent, PlanFault
 from pytest_dsh.driving.api import AgentDriver, HostDriver
+from pytest_dsh.driving.replies import reply_text
 from pytest_dsh.driving.tool_outcomes import ToolCallDescription
 
 AFTER_60 = {"prompt": "Stretch", "after_seconds": 60}
@@ -90,6 +91,28 @@ def test_a_follow_up_parked_behind_the_claim_opens_no_turn_once_disposal_began(h
     assert dispatches(agent) == ["schedule-1"]
     assert "turn/start" not in types(agent)
     assert agent.queued_followups() == [] or agent.counters().pending_followups == 1
+
+
+def test_a_follow_up_to_an_idle_agent_being_disposed_still_opens_its_turn(host):
+    agent = host.create_agent()
+    agent.act_inside("followup", DisposeAgent())
+    agent.prompt("hello")
+    assert agent.start_dispose().done is True and agent.is_live is False
+    ends = [e["data"]["reason"]["kind"] for e in agent.events() if e["type"] == "turn/end"]
+    assert ends == ["completed"]  # woken after the disposal began: not aborted
+
+
+def test_a_disposal_aborts_a_running_turn_and_waits_for_it_to_end(host):
+    agent = host.create_agent()
+    agent.script(reply_text("a long answer", thinking_s=600))
+    agent.prompt("go")
+    disposal = agent.start_dispose()
+    assert disposal.done is False and agent.is_live is True
+    host.advance(600)
+    assert disposal.done is True and agent.is_live is False
+    ends = [e["data"]["reason"]["kind"] for e in agent.events() if e["type"] == "turn/end"]
+    assert ends == ["aborted"]
+    assert "assistant/message" not in types(agent)
 
 
 # -- PlanFault ------------------------------------------------------------------------------
