@@ -24,6 +24,8 @@ export class Faults {
     this.windows = []
     this.hung = []
     this.dirty = false
+    /** Dormant windows woken since the last reply (ids). */
+    this.woken = []
   }
 
   load(windows) {
@@ -65,7 +67,7 @@ export class Faults {
     for (const w of this.windows) {
       if (w.id === id && w.dormant === true) {
         w.dormant = false
-        this.woken = [...(this.woken ?? []), id]
+        this.woken.push(id)
         this.dirty = true
       }
     }
@@ -73,7 +75,7 @@ export class Faults {
 
   /** The windows woken since the last call. */
   takeWoken() {
-    const woken = this.woken ?? []
+    const woken = this.woken
     this.woken = []
     return woken
   }
