@@ -4,7 +4,7 @@
 // what a crash destroys (context, live sessions, agents, timers).
 import { Context } from '@deepseek-ai/cordis'
 import LlmService, { CallId, createUserMessage } from '@deepseek-ai/dsh-llm'
-import { Session, SessionId, isSurfaceEligibleType } from '@deepseek-ai/dsh-session'
+import { Session, SessionId, isSurfaceEligibleType, snapshotJsonValue } from '@deepseek-ai/dsh-session'
 import SystemPrompt from '@deepseek-ai/dsh-system-prompt'
 import ToolRuntime from '@deepseek-ai/dsh-tools'
 import AgentRegistry from '@deepseek-ai/dsh-agent'
@@ -27,7 +27,7 @@ import { hostTool, setToolJournal } from './lib/tool-journal.mjs'
  * Cordis plugins found (a package's `./invariant` export is its companion);
  * PACKAGES says what was loaded, or why a package is not a DSH plugin.
  */
-export const { PLUGINS, PACKAGES } = await loadPluginPackages(process.env.DSH_BRIDGE_PACKAGES)
+export const { PLUGINS, PACKAGES, SHAPES } = await loadPluginPackages(process.env.DSH_BRIDGE_PACKAGES)
 
 const FIBER_ACTIVE = 2
 const FIBER_FAILED = 3
@@ -242,6 +242,8 @@ Object.defineProperty(Session.prototype, 'events', {
 const armedActions = new WeakMap()
 /** Agents whose queued follow-ups open no turn for now (hold_turns). */
 const heldTurns = new WeakSet()
+/** Per agent held busy with no task (hold_busy): the release its idle waits wait for. */
+const busyHolds = new WeakMap()
 /** Per agent: rejecters of its whenIdle() calls still pending. */
 const idleWaits = new WeakMap()
 
@@ -258,6 +260,12 @@ function actInside(agent, point) {
       agent.session.append(action.type, structuredClone(action.data), ...(isSurfaceEligibleType(action.type) ? [{ surfaceOp: 'append' }] : []))
     } else if (action.kind === 'set_wall') {
       setWall(action.ms)
+    } else if (action.kind === 'dispose') {
+      const host = currentProcess?.host
+      const record = host?.recordForAgent(agent)
+      if (record !== undefined) host.beginDispose(record)
+    } else if (action.kind === 'wake_fault') {
+      currentProcess?.faults.wake(action.window)
     }
   }
 }
@@ -266,6 +274,12 @@ function refuseClaim(agent, why) {
   countsOf(agent).refusals += 1
   trace('claim-refused', agent.session.id, why)
   actInside(agent, 'refused-claim')
+}
+
+const AGENT_LOOP_FILES = /[\\/]node_modules[\\/]@deepseek-ai[\\/]dsh-agent-loop[\\/]/
+function calledByAgentLoop() {
+  // frames: Error, calledByAgentLoop, the patched whenIdle, its caller
+  return AGENT_LOOP_FILES.test((new Error().stack ?? '').split('\n')[3] ?? '')
 }
 
 const patchedAgentPrototypes = new WeakSet()
@@ -296,6 +310,11 @@ function patchAgent(agent) {
       refuseClaim(this, 'fault')
       return Promise.reject(new Error('maintenance rejected by the fault plan'))
     }
+    if (busyHolds.has(this)) {
+      // Busy with no task running (hold_busy): refused as a busy agent refuses.
+      refuseClaim(this, 'busy')
+      throw new Error(`agent "${this.id}" is busy`)
+    }
     const counts = countsOf(this)
     const sessionId = this.session.id
     // The claim is counted once it succeeded, before its task starts (DSH runs
@@ -316,7 +335,7 @@ function patchAgent(agent) {
   // Held turns: a wake of an idle agent is put off until the hold ends.
   const { wakeDriver } = proto
   proto.wakeDriver = function wakeDriverUnlessHeld(...args) {
-    if (heldTurns.has(this) && this.phase?.kind === 'idle') return
+    if ((heldTurns.has(this) || busyHolds.has(this)) && this.phase?.kind === 'idle') return
     return wakeDriver.apply(this, args)
   }
   // The release is the phase leaving maintenance (before a parked follow-up's
@@ -332,6 +351,9 @@ function patchAgent(agent) {
     return result
   }
   proto.whenIdle = function countedWhenIdle() {
+    // The agent loop's own wait (its disposal lets the current activity end)
+    // is the host's, not a plugin's: the Python host makes no such call.
+    if (calledByAgentLoop()) return whenIdle.call(this)
     countsOf(this).whenIdle += 1
     trace('when-idle', this.session.id)
     // A test may reject the wait while it is pending (reject_when_idle).
@@ -340,10 +362,20 @@ function patchAgent(agent) {
     if (waits === undefined) idleWaits.set(this, (waits = new Set()))
     waits.add(rejecter)
     const forget = () => waits.delete(rejecter)
-    const idle = whenIdle.call(this)
+    // Held busy: the wait ends once the hold is released, then as usual.
+    const busy = busyHolds.get(this)
+    const idle = busy === undefined ? whenIdle.call(this) : busy.promise.then(() => whenIdle.call(this))
     idle.then(forget, forget)
     return Promise.race([idle, rejecter.promise])
   }
+}
+
+/** The registry's refusal of arguments that are not lossless JSON (-0, NaN, Infinity), or null.
+ *  Direct calls that bypass the registry (aborted, as another agent) meet it too. */
+function notLossless(args) {
+  if (snapshotJsonValue(args) !== undefined) return null
+  const message = 'tool execution arguments must be losslessly JSON-serializable'
+  return { is_error: true, value: null, text: message, error: message }
 }
 
 /** The driver's view of a tool result. */
@@ -778,7 +810,15 @@ export class Host {
   }
 
   async startDispose(handleId) {
-    const record = this.record(handleId)
+    const id = this.beginDispose(this.record(handleId))
+    await settle()
+    return id
+  }
+
+  /** Start disposing `record`'s agent without settling (also from a test action
+   *  inside one of its calls); a later startDispose returns the same work. */
+  beginDispose(record) {
+    const { handleId } = record
     let id = this.disposals.get(handleId)
     if (id === undefined || (this.pending.get(id).state !== 'pending' && record.live)) {
       const promise = record.live
@@ -790,7 +830,6 @@ export class Host {
       id = this.track(promise)
       this.disposals.set(handleId, id)
     }
-    await settle()
     return id
   }
 
@@ -852,11 +891,38 @@ export class Host {
     await settle()
   }
 
+  async holdBusy(handleId) {
+    const { agent } = this.record(handleId)
+    if (!busyHolds.has(agent)) busyHolds.set(agent, Promise.withResolvers())
+    await settle()
+  }
+
+  async releaseBusy(handleId) {
+    const { agent } = this.record(handleId)
+    const hold = busyHolds.get(agent)
+    busyHolds.delete(agent)
+    hold?.resolve()
+    if (hold !== undefined && agent.phase.kind === 'idle' && agent.inbox.hasPending) agent.wakeDriver()
+    await settle()
+  }
+
   async holdTurns(handleId, held) {
     const { agent } = this.record(handleId)
     if (held) heldTurns.add(agent)
     else if (heldTurns.delete(agent) && agent.phase.kind === 'idle' && agent.inbox.hasPending) agent.wakeDriver()
     await settle()
+  }
+
+  /** What the registry makes of a pending call: its execution mode and presentCall card. */
+  describeToolCall(handleId, name, args) {
+    const { agent } = this.record(handleId)
+    const definition = this.proc.ctx.tools.get(name, agent)
+    if (definition === undefined) {
+      throw new BridgeError('KeyError', `no tool '${name}' is registered on agent '${agent.id}'`)
+    }
+    const mode = this.proc.ctx.tools.executionMode({ name, arguments: args, agent }).kind
+    const card = definition.presentCall?.(args)
+    return { execution_mode: mode, card: card === undefined ? null : structuredClone(card) }
   }
 
   async callToolAs(handleId, otherHandleId, name, args) {
@@ -867,6 +933,8 @@ export class Host {
       const message = `unknown tool '${name}'`
       return { is_error: true, value: null, text: message, error: message }
     }
+    const refused = notLossless(args)
+    if (refused !== null) return refused
     const callId = CallId(`direct-${++this.directCalls}`)
     const signal = new AbortController().signal
     try {
@@ -1101,6 +1169,8 @@ export class Host {
       const message = `unknown tool '${name}'`
       return { is_error: true, value: null, text: message, error: message }
     }
+    const refused = notLossless(args)
+    if (refused !== null) return refused
     const controller = new AbortController()
     controller.abort()
     try {

@@ -17,7 +17,7 @@ for (const method of ['log', 'info', 'debug', 'warn', 'error', 'trace']) {
 
 // The fake clock must be installed before the official packages load.
 const { clock, advance, settle, setWall, dropTimers } = await import('./lib/clock.mjs')
-const { Host, BridgeError, PLUGINS, PACKAGES } = await import('./host.mjs')
+const { Host, BridgeError, PLUGINS, PACKAGES, SHAPES } = await import('./host.mjs')
 const { callDomain, callDomainBatch, zoneInfo, runtimeVersions } = await import('./lib/domain.mjs')
 
 const require = createRequire(import.meta.url)
@@ -55,6 +55,7 @@ function syncPayload() {
   cursor.probeCalls = host.probeCalls.length
   if (host.faults.dirty) {
     sync.fault_seen = host.faults.seen()
+    sync.fault_woken = host.faults.takeWoken()
     host.faults.dirty = false
   }
   return sync
@@ -181,6 +182,11 @@ const ops = {
   async trace() {
     return requireHost().traceEntries
   },
+  async export_shape({ plugin }) {
+    const shape = SHAPES[plugin]
+    if (shape === undefined) throw new BridgeError('UnknownPluginError', plugin, { available: Object.keys(SHAPES).sort() })
+    return shape
+  },
   async preregister_tool({ name }) {
     const h = requireHost()
     if (!h.preregistered.includes(name)) h.preregistered.push(name)
@@ -203,9 +209,26 @@ const ops = {
     await requireHost().emitIdleStatus(agent)
     return null
   },
+  async queued_followups({ agent }) {
+    // The official agent's next-turn inbox: what no turn has taken yet.
+    return requireHost().record(agent).agent.inbox.nextTurn.map((message) =>
+      (message.content ?? []).filter((block) => block.type === 'text').map((block) => block.text).join(''),
+    )
+  },
+  async hold_busy({ agent }) {
+    await requireHost().holdBusy(agent)
+    return null
+  },
+  async release_busy({ agent }) {
+    await requireHost().releaseBusy(agent)
+    return null
+  },
   async hold_turns({ agent, held }) {
     await requireHost().holdTurns(agent, held === true)
     return null
+  },
+  async describe_tool_call({ agent, name, arguments: args }) {
+    return requireHost().describeToolCall(agent, name, args)
   },
   async call_tool_as({ agent, as_agent, name, arguments: args }) {
     return requireHost().callToolAs(agent, as_agent, name, args)

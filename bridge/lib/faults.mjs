@@ -24,6 +24,8 @@ export class Faults {
     this.windows = []
     this.hung = []
     this.dirty = false
+    /** Dormant windows woken since the last reply (ids). */
+    this.woken = []
   }
 
   load(windows) {
@@ -35,6 +37,7 @@ export class Faults {
   }
 
   claims(window) {
+    if (window.dormant === true) return false // started later by a PlanFault action
     window.seen += 1
     this.dirty = true
     if (window.seen < window.first) return false
@@ -57,6 +60,24 @@ export class Faults {
       }
     }
     return failed
+  }
+
+  /** Start the dormant window `id` (a PlanFault action ran); the driver learns it with the next reply. */
+  wake(id) {
+    for (const w of this.windows) {
+      if (w.id === id && w.dormant === true) {
+        w.dormant = false
+        this.woken.push(id)
+        this.dirty = true
+      }
+    }
+  }
+
+  /** The windows woken since the last call. */
+  takeWoken() {
+    const woken = this.woken
+    this.woken = []
+    return woken
   }
 
   /** Any planned window of `kind` (a cheap test before a costly caller check). */

@@ -30,6 +30,27 @@ function pluginOf(namespace) {
   return undefined
 }
 
+/**
+ * The module's export shape as a Cordis loader reads it (the driver's
+ * export_shape): where the plugin is (named `apply`, or the default export),
+ * and the `name`, `inject` and `Config` it declares.
+ */
+function shapeOf(namespace) {
+  const plugin = pluginOf(namespace)
+  let form = 'none'
+  if (plugin === namespace) form = 'named-apply'
+  else if (typeof plugin === 'function') form = 'default-function'
+  else if (plugin !== undefined) form = 'default-object'
+  const inject = plugin?.inject
+  return {
+    form,
+    name: typeof plugin?.name === 'string' && form !== 'default-function' ? plugin.name : null,
+    inject: Array.isArray(inject) ? [...inject] : inject !== null && typeof inject === 'object' ? Object.keys(inject) : [],
+    has_config: plugin?.Config !== undefined,
+    exports: Object.keys(namespace).sort(),
+  }
+}
+
 function describeExports(namespace) {
   const names = Object.keys(namespace)
   if (names.length === 0) return 'a module with no exports'
@@ -59,19 +80,21 @@ function isMissingSubpath(error, specifier) {
 
 /**
  * Import every package named in `spec` (JSON text; missing means none).
- * Returns {PLUGINS: {driver name: plugin}, PACKAGES: {role: report}} where a
+ * Returns {PLUGINS: {driver name: plugin}, PACKAGES: {role: report}, SHAPES:
+ * {driver name: export shape}} where a
  * report is {package, version, invariant} or {package, version, problem,
  * expected?, found?}.
  */
 export async function loadPluginPackages(spec) {
   const PLUGINS = {}
   const PACKAGES = {}
+  const SHAPES = {}
   let requested = {}
   try {
     requested = spec ? JSON.parse(spec) : {}
   } catch (error) {
     PACKAGES._ = { package: null, version: null, problem: `DSH_BRIDGE_PACKAGES is not JSON: ${message(error)}` }
-    return { PLUGINS, PACKAGES }
+    return { PLUGINS, PACKAGES, SHAPES }
   }
   for (const [role, name] of Object.entries(requested)) {
     const report = { package: name, version: versionOf(name) }
@@ -97,6 +120,7 @@ export async function loadPluginPackages(spec) {
       continue
     }
     PLUGINS[role] = plugin
+    SHAPES[role] = shapeOf(namespace)
     const companion = `${name}/invariant`
     report.invariant = false
     try {
@@ -110,10 +134,11 @@ export async function loadPluginPackages(spec) {
         continue
       }
       PLUGINS[ROLES[role]] = invariant
+      SHAPES[ROLES[role]] = shapeOf(await import(companion))
       report.invariant = true
     } catch (error) {
       if (!isMissingSubpath(error, companion)) report.problem = `${companion} cannot be imported: ${message(error)}`
     }
   }
-  return { PLUGINS, PACKAGES }
+  return { PLUGINS, PACKAGES, SHAPES }
 }

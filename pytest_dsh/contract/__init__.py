@@ -246,6 +246,8 @@ class ToolDefinition:
     The host validates call arguments against ``parameters`` (JSON Schema) before
     ``handler`` runs and, when ``output_schema`` is given, validates the value the
     handler returns. ``render`` turns the value into the text the model reads.
+    ``present_call`` and ``concurrency_safe`` are display and scheduling
+    metadata the host reads, never the model.
     """
 
     name: str
@@ -254,6 +256,13 @@ class ToolDefinition:
     handler: ToolHandler
     output_schema: Mapping[str, Any] | None = None
     render: Callable[[Any], str] = field(default=_default_render)
+    #: How a UI shows a pending call, from its arguments alone (DSH's
+    #: ``presentCall``): a card such as ``{"card": "generic", "title": ...}``,
+    #: or None for the host's generic presentation. Never model-visible.
+    present_call: Callable[[Any], Mapping[str, Any] | None] | None = None
+    #: Whether a call may run beside its sibling calls (DSH's
+    #: ``isConcurrencySafe``): only ``True`` opts in; omitted, it runs exclusive.
+    concurrency_safe: Callable[[Any], bool] | None = None
 
 
 class ToolRegistry(Protocol):

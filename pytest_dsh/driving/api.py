@@ -22,13 +22,19 @@ from pytest_dsh.driving.agent_actions import ACTION_POINTS, ActionPoint, HostAct
 from pytest_dsh.driving.faults import FaultPlan, FlushRecord
 from pytest_dsh.driving.pending import (
     AgentCounters,
+    BusyHold,
     MaintenanceHold,
     Pending,
     PendingPreStep,
     PendingToolCall,
 )
 from pytest_dsh.driving.replies import ModelReply
-from pytest_dsh.driving.tool_outcomes import ToolOutcome, ToolRegistration
+from pytest_dsh.driving.tool_outcomes import (
+    ExportShape,
+    ToolCallDescription,
+    ToolOutcome,
+    ToolRegistration,
+)
 from pytest_dsh.driving.trace import TraceEntry
 
 __all__ = [
@@ -109,6 +115,12 @@ class AgentDriver(Protocol):
     def tool_output_schemas(self) -> dict[str, dict[str, Any] | None]:
         """Each registered tool's declared output schema (None: undeclared)."""
 
+    def describe_tool_call(self, name: str, arguments: Any) -> ToolCallDescription:
+        """What the host makes of a pending call of the registered tool
+        ``name`` with ``arguments``, from what the plugin registered: its
+        execution mode and its ``presentCall`` card. Nothing runs.
+        ``KeyError`` when no such tool is registered."""
+
     def call_tool(self, name: str, arguments: Any, *, aborted: bool = False) -> ToolOutcome:
         """Call a tool directly (no ``tool/call``/``tool/result`` events) and
         drive the host until the call completes."""
@@ -159,6 +171,14 @@ class AgentDriver(Protocol):
         """Claim the idle phase with a maintenance task the test releases.
         ``MaintenanceRejectedError`` when a turn or another task owns it."""
 
+    def hold_busy(self) -> BusyHold:
+        """Hold the agent busy with nothing running: claims are refused as
+        busy, ``when_idle()`` waits and no turn opens until released. A
+        disposal meanwhile has no task to wait for."""
+
+    def queued_followups(self) -> list[str]:
+        """The text of each follow-up queued and not yet taken by a turn, in order."""
+
     def counters(self) -> AgentCounters:
         """Maintenance claims, releases and refused claims, ``when_idle``
         calls, follow-ups queued but not yet taken by a turn."""
@@ -173,7 +193,8 @@ class AgentDriver(Protocol):
         ``faults.fail_maintenance``) before the caller sees the refusal,
         ``"followup"`` when ``agent.followup`` accepted a message and before it
         is queued. Arming a point again replaces what was armed there. An
-        action that raises fails the call it runs in."""
+        action that raises fails the call it runs in. A ``PlanFault`` is
+        planned dormant now (it counts nothing) and starts when it runs."""
 
     def reject_when_idle(self, message: str = "when_idle rejected by the test") -> int:
         """Reject every ``when_idle()`` of this agent still pending with an
@@ -266,6 +287,10 @@ class HostDriver(Protocol):
     def tool_registrations(self, session_id: str) -> list[ToolRegistration]:
         """Every tool registration on the agents of ``session_id`` (refused,
         disposed and dropped ones included), in call order."""
+
+    def export_shape(self, plugin: str) -> ExportShape:
+        """The exports of ``plugin``'s module as a Cordis loader reads them
+        (seam ``"export-shape"``: ``NotImplementedError`` on a host without it)."""
 
     def supports(self, seam: str) -> bool:
         """Whether this host provides ``seam`` (one of :data:`pytest_dsh.driving.seams.SEAMS`;

@@ -13,6 +13,7 @@ before.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ from typing import Any, Literal, final
 
 from pytest_dsh.contract import AppendRejectedError
 from pytest_dsh.contract.tzdb import ZoneLookupError
+from pytest_dsh.driving.agent_actions import PlanFault
 
 __all__ = [
     "Durability",
@@ -65,9 +67,15 @@ class _Window:
     seen: int = 0
     #: The epoch ms a faked clock read returns (outcome ``"value"``).
     value: int | None = None
+    #: A window a PlanFault action starts: it counts nothing until the host wakes it.
+    dormant: bool = False
+    #: Its number in its plan (1, 2, ...): how another host names it.
+    id: int = 0
 
     def claims(self) -> bool:
         """Count one matching call; True when this call falls in the window."""
+        if self.dormant:
+            return False
         self.seen += 1
         if self.seen < self.first:
             return False
@@ -87,6 +95,16 @@ class PlannedFault:
         """How many matching calls this fault has counted so far."""
         return self._window.seen
 
+    @property
+    def id(self) -> int:
+        """The window's number in its plan (how a PlanFault action names it)."""
+        return self._window.id
+
+    @property
+    def dormant(self) -> bool:
+        """True while a PlanFault action that starts it has not run yet."""
+        return self._window.dormant
+
     def clear(self) -> None:
         """Forget this fault only; every other planned fault keeps counting."""
         self._plan._forget(self._window)
@@ -102,6 +120,7 @@ class FaultPlan:
 
     def __init__(self) -> None:
         self._windows: list[_Window] = []
+        self._window_ids = itertools.count(1)
         self._hung: list[asyncio.Future[str]] = []
         #: Called after a release: the host runs until idle, so the released
         #: work has finished when the release returns (as on every host).
@@ -200,12 +219,41 @@ class FaultPlan:
         window = _Window("clock", "value", _positive(first), _count(count), value=epoch_ms)
         return self._plan(window)
 
+    def plan_dormant(self, action: PlanFault) -> PlannedFault:
+        """Plan the window ``action`` describes, dormant: it counts no call
+        until :meth:`wake` (the host runs the action inside an agent's call,
+        pytest_dsh.driving.agent_actions)."""
+        kind = action.kind
+        if kind == "flush":
+            if action.outcome is None:
+                raise ValueError("a flush fault needs an outcome")
+            planned = self.fail_flushes(
+                action.outcome, first=action.first, count=action.count  # type: ignore[arg-type]
+            )
+        elif kind == "append":
+            planned = self.fail_appends(
+                event_type=action.event_type, first=action.first, count=action.count
+            )
+        elif kind in _SIMPLE_FAULTS:
+            planned = getattr(self, _SIMPLE_FAULTS[kind])(first=action.first, count=action.count)
+        else:
+            raise ValueError(f"unknown fault kind {kind!r}; expected one of {sorted(_KINDS)}")
+        planned._window.dormant = True
+        return planned
+
+    def wake(self, window_id: int) -> None:
+        """Start the dormant window ``window_id``: it counts calls from now on."""
+        for window in self._windows:
+            if window.id == window_id:
+                window.dormant = False
+
     def clear(self) -> None:
         """Forget every planned fault (hung flushes stay hung until released);
         :meth:`PlannedFault.clear` forgets one."""
         self._windows.clear()
 
     def _plan(self, window: _Window) -> PlannedFault:
+        window.id = next(self._window_ids)
         self._windows.append(window)
         return PlannedFault(self, window)
 
@@ -252,9 +300,16 @@ class FaultPlan:
                 "data": window.data,
                 "seen": window.seen,
                 "value": window.value,
+                "dormant": window.dormant,
+                "id": window.id,
             }
             for window in self._windows
         ]
+
+    def record_woken(self, window_ids: Sequence[int]) -> None:
+        """Adopt the dormant windows another host woke."""
+        for window_id in window_ids:
+            self.wake(int(window_id))
 
     def record_seen(self, counts: Sequence[int]) -> None:
         """Adopt the matching-call counts another host observed, in the order of
@@ -344,6 +399,15 @@ class FaultPlan:
     def check_append(self, event_type: str, data: Any = None) -> None:
         if self.append_fails(event_type, data):
             raise AppendRejectedError(f"append of {event_type!r} rejected by the fault plan")
+
+
+_SIMPLE_FAULTS = {
+    "events": "fail_event_reads",
+    "clock": "fail_clock_reads",
+    "followup": "fail_followups",
+    "message": "fail_followup_messages",
+}
+_KINDS = frozenset({*_SIMPLE_FAULTS, "flush", "append"})
 
 
 def _payload_matches(wanted: dict[str, Any] | None, data: Any) -> bool:

@@ -19,9 +19,16 @@ The check is iterative, so it is itself safe for any depth.
 from __future__ import annotations
 
 import json
+import math
 from typing import Any, Final, TypeVar
 
-__all__ = ["MAX_JSON_DEPTH", "MAX_JSON_INT_BITS", "json_copy", "json_value_problem"]
+__all__ = [
+    "MAX_JSON_DEPTH",
+    "MAX_JSON_INT_BITS",
+    "json_copy",
+    "json_value_problem",
+    "losslessly_serializable",
+]
 
 T = TypeVar("T")
 
@@ -111,6 +118,31 @@ def _plainly_acceptable(value: Any, max_depth: int) -> bool:
                     return False
                 continue
             pending.append((child, depth + 1))
+    return True
+
+
+def losslessly_serializable(value: Any) -> bool:
+    """False when a JSON-shaped ``value`` holds a float JSON text cannot carry
+    back unchanged: ``-0.0`` (written ``0``, read back as ``0``), ``NaN`` or
+    an infinity. DSH's tool registry snapshots a call's arguments as lossless
+    JSON before anything runs and refuses such a call; so does the fake host.
+    Iterative, so safe for any depth."""
+    pending: list[Any] = [value]
+    while pending:
+        item = pending.pop()
+        kind = type(item)
+        if kind is dict:
+            pending.extend(item.values())
+        elif kind is list or kind is tuple:
+            pending.extend(item)
+        elif isinstance(item, float) and (
+            not math.isfinite(item) or (item == 0.0 and math.copysign(1.0, item) < 0)
+        ):
+            return False
+        elif isinstance(item, dict):
+            pending.extend(item.values())
+        elif isinstance(item, list | tuple):
+            pending.extend(item)
     return True
 
 

@@ -18,6 +18,7 @@ from pytest_dsh.driving.tool_outcomes import ToolOutcome
 
 __all__ = [
     "AgentCounters",
+    "BusyHold",
     "MaintenanceHold",
     "Pending",
     "PendingPreStep",
@@ -72,6 +73,19 @@ class MaintenanceHold(Protocol):
 
     def release(self) -> None:
         """Let the held task resolve, then run until idle."""
+
+
+class BusyHold(Protocol):
+    """The agent held busy with no task running (no turn, no maintenance
+    task): claims are refused as busy, ``when_idle()`` waits and no turn
+    opens until :meth:`release`. A disposal has nothing to wait for."""
+
+    @property
+    def released(self) -> bool: ...
+
+    def release(self) -> None:
+        """The agent is no longer busy: pending idle waits resolve, a queued
+        follow-up opens its turn; then run until idle."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,9 +18,23 @@ __all__ = ["SEAMS", "Seam", "check_seam", "require_seam"]
 #: event durable at once. ``"durable-change-observer"``: count the calls a
 #: schedule plugin's tools make to the observer its owner gave them, or make
 #: it throw. ``"transaction-queue"``: occupy a plugin's per-agent transaction
-#: queue without a flush.
-Seam = Literal["per-event-durability", "durable-change-observer", "transaction-queue"]
-SEAMS: tuple[Seam, ...] = ("per-event-durability", "durable-change-observer", "transaction-queue")
+#: queue without a flush. ``"export-shape"``: ``host.export_shape(plugin)``,
+#: the plugin module's exports as a Cordis loader reads them.
+Seam = Literal[
+    "per-event-durability", "durable-change-observer", "transaction-queue", "export-shape"
+]
+SEAMS: tuple[Seam, ...] = (
+    "per-event-durability",
+    "durable-change-observer",
+    "transaction-queue",
+    "export-shape",
+)
+
+#: Why the fake host has no ``export-shape``: shared by its driver and the docs.
+NO_MODULE_SHAPE = (
+    "a Python plugin is a PluginFactory the implementation object names, not a module a "
+    "Cordis loader imports; the implementation check before the run covers the factories"
+)
 
 #: Seams no host offers: each lives inside the plugin under test, which a host
 #: only meets through the host contract.

@@ -14,7 +14,10 @@ from typing import Any, Literal
 from pytest_dsh.driving.json_limits import json_value_problem
 
 __all__ = [
+    "ExecutionMode",
+    "ExportShape",
     "RegistrationState",
+    "ToolCallDescription",
     "ToolOutcome",
     "ToolRegistration",
     "argument_error",
@@ -36,6 +39,40 @@ class ToolRegistration:
     state: RegistrationState
     output_schema: dict[str, Any] | None = None
     host_tool: bool = False
+
+
+#: How the host schedules a call among its sibling calls: ``exclusive`` (alone)
+#: or ``parallel`` (the tool declared the call concurrency-safe).
+ExecutionMode = Literal["exclusive", "parallel"]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallDescription:
+    """What the host would make of a pending call of a registered tool, from
+    what the plugin registered: its execution mode, and the card a UI shows
+    for it (the tool's ``presentCall``; None: the host's generic one)."""
+
+    execution_mode: ExecutionMode
+    card: dict[str, Any] | None
+
+
+#: Where a module keeps its Cordis plugin: named exports with ``apply``, a
+#: default export that is such an object or a plugin function, or none.
+ExportForm = Literal["named-apply", "default-object", "default-function", "none"]
+
+
+@dataclass(frozen=True, slots=True)
+class ExportShape:
+    """A plugin module's exports as a Cordis loader reads them
+    (``host.export_shape``): where the plugin is, its declared ``name``
+    (None when it declares none), the services it injects, whether it
+    declares a ``Config`` schema, and every export name (sorted)."""
+
+    form: ExportForm
+    name: str | None
+    inject: tuple[str, ...]
+    has_config: bool
+    exports: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,7 +30,7 @@ from pytest_dsh.contract import (
     Signal,
     UserMessage,
 )
-from pytest_dsh.driving.agent_actions import ActionPoint, HostAction
+from pytest_dsh.driving.agent_actions import ActionPoint, ArmedAction
 from pytest_dsh.driving.faults import FaultPlan
 from pytest_dsh.driving.json_limits import json_value_problem
 from pytest_dsh.driving.pending import AgentCounters
@@ -62,7 +62,7 @@ class AgentProcess(Protocol):
 
     def record_error(self, message: str) -> None: ...
 
-    def run_actions(self, agent: Any, actions: tuple[HostAction, ...]) -> None: ...
+    def run_actions(self, agent: Any, actions: tuple[ArmedAction, ...]) -> None: ...
 
     async def run_pre_step(self, agent: Any, turn: int, step: int, signal: Signal) -> None: ...
 
@@ -107,6 +107,8 @@ class FakeAgent:
         self._tools = AgentToolRegistry()
         self._followups: deque[UserMessage] = deque()
         self._turn_task: asyncio.Task[None] | None = None
+        #: The running turn's signal: a disposal aborts it.
+        self._turn_signal: AbortSignal | None = None
         self._maintenance = False
         self._maintenance_task: asyncio.Task[bool] | None = None
         self._status: AgentStatus = "idle"
@@ -119,9 +121,13 @@ class FakeAgent:
         self._maintenance_refusals = 0
         self._when_idle_calls = 0
         #: Test actions armed for the next call at a point (see act_inside).
-        self._armed: dict[ActionPoint, tuple[HostAction, ...]] = {}
+        self._armed: dict[ActionPoint, tuple[ArmedAction, ...]] = {}
         #: While true, queued follow-ups wait and open no turn (see hold_turns).
         self._turns_held = False
+        #: A disposal waits for the maintenance task: parked follow-ups open no turn.
+        self._disposing = False
+        #: Busy with no task of its own (hold_busy): claims are refused as busy.
+        self._busy_held = False
         self.model = ScriptedModel()
 
     # -- contract: properties ---------------------------------------------------
@@ -199,7 +205,7 @@ class FakeAgent:
                 raise MaintenanceRejectedError("maintenance rejected by the fault plan")
 
             return self._process.loop.create_task(rejected())
-        if self._turn_task is not None or self._maintenance:
+        if self._turn_task is not None or self._maintenance or self._busy_held:
             self._refuse_claim("busy")
             raise MaintenanceRejectedError(f"agent {self._id!r} is busy")
         self._maintenance = True
@@ -238,8 +244,9 @@ class FakeAgent:
     def fully_idle(self) -> bool:
         # Follow-ups held back from opening a turn leave the agent idle (as in
         # DSH, where an agent is idle with messages waiting in its inbox).
-        waiting = bool(self._followups) and not self._turns_held
-        return self._turn_task is None and not self._maintenance and not waiting
+        waiting = bool(self._followups) and not self._turns_held and not self._disposing
+        busy = self._maintenance or self._busy_held
+        return self._turn_task is None and not busy and not waiting
 
     def counters(self) -> AgentCounters:
         return AgentCounters(
@@ -249,6 +256,12 @@ class FakeAgent:
             pending_followups=len(self._followups),
             maintenance_refusals=self._maintenance_refusals,
         )
+
+    def queued_followups(self) -> list[str]:
+        """The text of each follow-up queued and not yet taken by a turn, in order."""
+        return [
+            "".join(block["text"] for block in message["content"]) for message in self._followups
+        ]
 
     def _refuse_claim(self, why: str) -> None:
         self._maintenance_refusals += 1
@@ -260,7 +273,7 @@ class FakeAgent:
         if actions:
             self._process.run_actions(self, actions)
 
-    def act_inside(self, point: ActionPoint, actions: tuple[HostAction, ...]) -> None:
+    def act_inside(self, point: ActionPoint, actions: tuple[ArmedAction, ...]) -> None:
         """Run ``actions`` inside the agent's next call at ``point`` (see
         :meth:`pytest_dsh.driving.api.AgentDriver.act_inside`)."""
         self._armed[point] = actions
@@ -290,6 +303,15 @@ class FakeAgent:
         self._turns_held = False
         self._process.loop.call_soon(self._settle)
 
+    def hold_busy(self) -> None:
+        """The agent is busy with nothing running: claims are refused as
+        busy, ``when_idle()`` waits and no turn opens until :meth:`release_busy`."""
+        self._busy_held = True
+
+    def release_busy(self) -> None:
+        self._busy_held = False
+        self._process.loop.call_soon(self._settle)
+
     async def settle_maintenance(self) -> None:
         """Wait until a running maintenance task settles (its outcome is its
         caller's): disposal lets the agent's current activity converge first."""
@@ -297,12 +319,33 @@ class FakeAgent:
         if task is not None and not task.done():
             await asyncio.wait([task])
 
+    async def settle_activity(self) -> None:
+        """Wait until the agent's current activity ends, as DSH's disposal
+        does: a running maintenance task, then a turn (one a follow-up queued
+        just before woke included)."""
+        await self.settle_maintenance()
+        await asyncio.sleep(0)  # a turn a follow-up just woke starts first
+        while self._turn_task is not None and not self._turn_task.done():
+            await asyncio.wait([self._turn_task])
+
     def abort_next_pre_step(self) -> None:
         """The next step is prepared with an already aborted signal."""
         self._pending_pre_step_abort = True
 
+    def begin_disposal(self) -> None:
+        """A disposal began. As in DSH, whose agent loop cancels its driver and
+        then lets the current activity end: a running turn is aborted (it ends
+        ``aborted`` once its step returns), follow-ups parked behind a running
+        maintenance task never open a turn (the agent is disposed when the
+        task settles); one queued while nothing runs still wakes the agent,
+        and the disposal waits for that turn."""
+        self._disposing = self._maintenance
+        if self._turn_signal is not None:
+            self._turn_signal.abort()
+
     def mark_dead(self) -> None:
-        """The agent stops being live (disposal or a crashed process)."""
+        """The agent stops being live (disposal or a crashed process). Queued
+        follow-ups stay counted, as in DSH's inbox, but never open a turn."""
         self._live = False
         self._session.live = False
         self._tools.clear()
@@ -310,7 +353,6 @@ class FakeAgent:
             if not waiter.done():
                 waiter.cancel()
         self._idle_waiters.clear()
-        self._followups.clear()
 
     def _set_status(self, status: AgentStatus) -> None:
         if status == self._status:
@@ -327,6 +369,8 @@ class FakeAgent:
             and not self._maintenance
             and self._followups
             and not self._turns_held
+            and not self._disposing
+            and not self._busy_held
         ):
             prompt = self._followups.popleft()
             self._turn_task = self._process.loop.create_task(self._run_turn(prompt))
@@ -346,6 +390,7 @@ class FakeAgent:
             self._process.record_error(f"turn of agent {self._id!r} failed: {exc!r}")
         finally:
             self._turn_task = None
+            self._turn_signal = None
             self._settle()
 
     def _next_turn_number(self) -> int:
@@ -371,6 +416,7 @@ class FakeAgent:
             surfaceOp="append",
         )
         signal = AbortSignal()
+        self._turn_signal = signal
         for step in range(1, MAX_STEPS_PER_TURN + 1):
             if self._pending_pre_step_abort:
                 self._pending_pre_step_abort = False
@@ -390,6 +436,11 @@ class FakeAgent:
             if reply.thinking_s:
                 await asyncio.sleep(reply.thinking_s)
             if not self._live:
+                return
+            if signal.aborted:
+                # Aborted while the model answered (a disposal): nothing of the reply is kept.
+                session.append("step/end", {"turn": turn, "step": step})
+                self._end_turn(turn, {"kind": "aborted"})
                 return
             if reply.text is not None:
                 session.append(

@@ -23,9 +23,16 @@ from pytest_dsh.contract import (
     SessionEvent,
     SessionHeader,
     Signal,
+    ToolDefinition,
     hookimpl,
 )
-from pytest_dsh.driving.agent_actions import ActionPoint, HostAction
+from pytest_dsh.driving.agent_actions import (
+    ActionPoint,
+    ArmedAction,
+    HostAction,
+    PlanFault,
+    WakeFault,
+)
 from pytest_dsh.driving.api import (
     AgentDriver,
     HostDriver,
@@ -44,8 +51,15 @@ from pytest_dsh.driving.pending import (
     PreStepOutcome,
 )
 from pytest_dsh.driving.replies import ModelReply
-from pytest_dsh.driving.seams import PLUGIN_INTERNAL, check_seam
-from pytest_dsh.driving.tool_outcomes import ToolOutcome, ToolRegistration, argument_error
+from pytest_dsh.driving.seams import NO_MODULE_SHAPE, PLUGIN_INTERNAL, check_seam
+from pytest_dsh.driving.tool_outcomes import (
+    ExecutionMode,
+    ExportShape,
+    ToolCallDescription,
+    ToolOutcome,
+    ToolRegistration,
+    argument_error,
+)
 from pytest_dsh.driving.trace import TraceEntry
 from pytest_dsh.errors import HostStuckError
 from pytest_dsh.fake_host.agent import FakeAgent
@@ -168,6 +182,42 @@ class _HeldMaintenance:
         self._host.run_until_idle()
 
 
+class _HeldBusy:
+    def __init__(self, host: FakeHost, agent: FakeAgent) -> None:
+        self._host = host
+        self._agent = agent
+        self._released = False
+
+    @property
+    def released(self) -> bool:
+        return self._released
+
+    def release(self) -> None:
+        if not self._released:
+            self._released = True
+            self._agent.release_busy()
+        self._host.run_until_idle()
+
+
+def _execution_mode(tool: ToolDefinition, arguments: Any) -> ExecutionMode:
+    """As DSH's registry classifies a call: only an exact True is parallel;
+    no classifier, another answer or an exception is exclusive."""
+    if tool.concurrency_safe is None:
+        return "exclusive"
+    try:
+        safe = tool.concurrency_safe(json_copy(arguments))
+    except Exception:
+        return "exclusive"
+    return "parallel" if safe is True else "exclusive"
+
+
+def _call_card(tool: ToolDefinition, arguments: Any) -> dict[str, Any] | None:
+    if tool.present_call is None:
+        return None
+    card = tool.present_call(json_copy(arguments))
+    return None if card is None else json_copy(dict(card))
+
+
 async def _answered(outcome: ToolOutcome) -> ToolOutcome:
     return outcome
 
@@ -234,6 +284,12 @@ class PythonAgentDriver:
             output = tool.output_schema
             schemas[name] = None if output is None else copy.deepcopy(dict(output))
         return schemas
+
+    def describe_tool_call(self, name: str, arguments: Any) -> ToolCallDescription:
+        tool = self.agent.tools.get(name)
+        if tool is None:
+            raise KeyError(f"no tool {name!r} is registered on agent {self.id!r}")
+        return ToolCallDescription(_execution_mode(tool, arguments), _call_card(tool, arguments))
 
     def call_tool(self, name: str, arguments: Any, *, aborted: bool = False) -> ToolOutcome:
         refused = argument_error(arguments)  # before copying what may not copy
@@ -340,11 +396,25 @@ class PythonAgentDriver:
         host.run_until_idle()
         return _HeldMaintenance(host, gate, task)
 
+    def queued_followups(self) -> list[str]:
+        return self.agent.queued_followups()
+
+    def hold_busy(self) -> _HeldBusy:
+        self.agent.hold_busy()
+        self._host.run_until_idle()
+        return _HeldBusy(self._host.host, self.agent)
+
     def counters(self) -> AgentCounters:
         return self.agent.counters()
 
     def act_inside(self, point: ActionPoint, *actions: HostAction) -> None:
-        self.agent.act_inside(check_action_point(point), actions)
+        point = check_action_point(point)
+        faults = self._host.host.faults
+        armed: tuple[ArmedAction, ...] = tuple(
+            WakeFault(faults.plan_dormant(action).id) if isinstance(action, PlanFault) else action
+            for action in actions
+        )
+        self.agent.act_inside(point, armed)
 
     def reject_when_idle(self, message: str = "when_idle rejected by the test") -> int:
         rejected = self.agent.reject_when_idle(message)
@@ -410,6 +480,10 @@ class _OrdinaryProbePlugin:
     @hookimpl
     def dsh_pre_step(self, agent: FakeAgent, turn: int, step: int, signal: Signal) -> None:
         _run_probe(self.probe, agent, turn, step, signal)
+
+
+#: Seams the fake host lacks beyond those no host offers (pytest_dsh.driving.seams).
+_FAKE_HOST_GAPS = {"export-shape": NO_MODULE_SHAPE}
 
 
 @final
@@ -598,7 +672,10 @@ class PythonHostDriver:
         return not self.unsupported_reason(seam)
 
     def unsupported_reason(self, seam: str) -> str:
-        return PLUGIN_INTERNAL.get(check_seam(seam), "")
+        return _FAKE_HOST_GAPS.get(check_seam(seam)) or PLUGIN_INTERNAL.get(seam, "")
+
+    def export_shape(self, plugin: str) -> ExportShape:
+        raise NotImplementedError(f"the fake host has no export shape: {NO_MODULE_SHAPE}")
 
     def close(self) -> None:
         self.host.close()

@@ -42,7 +42,14 @@ from pytest_dsh.contract import (
     ToolDefinition,
 )
 from pytest_dsh.contract.tzdb import guarded_lookups
-from pytest_dsh.driving.agent_actions import AppendEvent, HostAction, Prompt
+from pytest_dsh.driving.agent_actions import (
+    AppendEvent,
+    ArmedAction,
+    DisposeAgent,
+    Prompt,
+    SetWallClock,
+    WakeFault,
+)
 from pytest_dsh.driving.faults import FaultPlan, FlushRecord
 from pytest_dsh.driving.json_limits import json_value_problem
 from pytest_dsh.driving.pending import PreStepOutcome
@@ -144,7 +151,7 @@ class HostProcess:
     def record_error(self, message: str) -> None:
         self.host.errors.append(message)
 
-    def run_actions(self, agent: FakeAgent, actions: tuple[HostAction, ...]) -> None:
+    def run_actions(self, agent: FakeAgent, actions: tuple[ArmedAction, ...]) -> None:
         """Run a test's actions inside an agent's call (pytest_dsh.driving.agent_actions)."""
         for action in actions:
             if isinstance(action, Prompt):
@@ -154,8 +161,12 @@ class HostProcess:
             elif isinstance(action, AppendEvent):
                 visible = {"surfaceOp": "append"} if action.type in MESSAGE_EVENT_TYPES else {}
                 agent.session.append(action.type, copy.deepcopy(action.data), **visible)
-            else:
+            elif isinstance(action, SetWallClock):
                 self.host.clock.set_wall_ms(action.epoch_ms)
+            elif isinstance(action, DisposeAgent):
+                self.host.begin_dispose_agent(agent)
+            elif isinstance(action, WakeFault):
+                self.faults.wake(action.window)
 
     # -- background starts (the fault plan's start seam) -------------------------------
 
@@ -576,21 +587,30 @@ class FakeHost:
         """Start disposing ``agent`` and run until idle; the task settles when
         every disposal listener has and the agent stopped being live. A second
         call while a disposal runs returns the same task."""
+        task = self.begin_dispose_agent(agent)
+        self.run_until_idle()
+        return task
+
+    def begin_dispose_agent(self, agent: FakeAgent) -> asyncio.Task[None]:
+        """Start disposing ``agent`` without driving the loop (a test action
+        inside one of the agent's calls); :meth:`start_dispose_agent` later
+        returns the same task."""
         running = self._disposals.get(agent.id)
         if running is not None and (not running.done() or not agent.is_live):
             return running
         process = self._process
+        if agent.is_live:
+            agent.begin_disposal()
 
         async def dispose() -> None:
             if agent.is_live:
                 # As in DSH, the agent's current activity converges first.
-                await agent.settle_maintenance()
+                await agent.settle_activity()
                 await process.call_serial("dsh_agent_disposed", agent=agent)
                 agent.mark_dead()
 
         task = self.start(dispose())
         self._disposals[agent.id] = task
-        self.run_until_idle()
         return task
 
     def start_pre_step(

@@ -26,6 +26,7 @@ import jsonschema
 
 from pytest_dsh.contract import ToolDefinition
 from pytest_dsh.contract.frozen_json import FrozenDict
+from pytest_dsh.driving.json_limits import losslessly_serializable
 from pytest_dsh.driving.tool_outcomes import (
     RegistrationState,
     ToolOutcome,
@@ -46,6 +47,10 @@ __all__ = [
     "ToolRegistration",
     "argument_error",
 ]
+
+#: DSH's registry refuses a call whose arguments JSON cannot carry unchanged.
+NOT_LOSSLESS = "tool execution arguments must be losslessly JSON-serializable"
+
 
 @final
 class AbortSignal:
@@ -202,6 +207,9 @@ class AgentToolRegistry:
         refused = argument_error(arguments)
         if refused is not None:
             return refused
+        if not losslessly_serializable(arguments):
+            # As DSH's registry: its lossless snapshot of the arguments fails first.
+            return host_error(NOT_LOSSLESS)
         arguments_validator, output_validator = self._validators[name]
         problems = _violations(arguments_validator, arguments)
         if problems:

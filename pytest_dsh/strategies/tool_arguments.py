@@ -148,7 +148,7 @@ def _non_safe_positive() -> st.SearchStrategy[Any]:
     return st.one_of(
         st.integers(max_value=0),
         st.integers(min_value=MAX_SAFE_INTEGER + 1, max_value=2**64),
-        # -0.0 is left out: some hosts refuse it as an argument error.
+        # -0.0 is left out: every host refuses it (not lossless JSON) as a host error.
         st.floats(allow_nan=False, allow_infinity=False).filter(
             lambda x: x != 0 and (not x.is_integer() or x < 0 or x > MAX_SAFE_INTEGER)
         ),

@@ -84,6 +84,7 @@ def register_schedule_tools(
                         handler=by_name[definition.name],
                         output_schema=definition.output_schema,
                         render=render_tool_value,
+                        present_call=_CARDS[definition.name],
                     )
                 )
             )
@@ -97,6 +98,26 @@ def register_schedule_tools(
             disposers.pop()()
 
     return dispose_all
+
+
+def _card(title: str, kind: str, raw_input: Any = None) -> dict[str, Any]:
+    """A pending call's generic card; ``rawInput`` only when the call names one."""
+    card: dict[str, Any] = {"card": "generic", "title": title, "kind": kind}
+    if raw_input is not None:
+        card["rawInput"] = raw_input
+    return card
+
+
+def _argument(arguments: Any, key: str) -> Any:
+    return arguments.get(key) if isinstance(arguments, Mapping) else None
+
+
+#: How a UI shows each pending call (display only; pinned SCH-TOOL-PRESENTATION).
+_CARDS: dict[str, Callable[[Any], dict[str, Any]]] = {
+    "schedule_create": lambda args: _card("Create reminder", "other", _argument(args, "prompt")),
+    "schedule_list": lambda args: _card("List reminders", "read"),
+    "schedule_delete": lambda args: _card("Delete reminder", "other", _argument(args, "id")),
+}
 
 
 class _Handlers:

@@ -226,11 +226,11 @@ def test_the_fault_plan_can_be_mirrored_by_another_host(host: FakeHost) -> None:
     snapshot = host.faults.snapshot()
     assert snapshot == [
         {"kind": "flush", "outcome": "falsy", "first": 2, "count": 3, "event_type": None,
-         "data": None, "seen": 0, "value": None},
+         "data": None, "seen": 0, "value": None, "dormant": False, "id": 1},
         {"kind": "append", "outcome": "rejected", "first": 1, "count": 1, "event_type": "note",
-         "data": {"n": 1}, "seen": 0, "value": None},
+         "data": {"n": 1}, "seen": 0, "value": None, "dormant": False, "id": 2},
         {"kind": "clock", "outcome": "value", "first": 2, "count": None, "event_type": None,
-         "data": None, "seen": 0, "value": 1_234},
+         "data": None, "seen": 0, "value": 1_234, "dormant": False, "id": 3},
     ]
     # The other host rebuilds each window from its entry alone: every field a
     # window has must travel (a faked clock reading is one).

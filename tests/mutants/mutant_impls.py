@@ -677,6 +677,96 @@ MUTANTS: dict[str, Mutant] = {
 }
 
 
+# -- mutants at moments only act_inside and hold_busy reach (the official runtime
+# -- tests RT-11c, RT-17b, RT-20a, RT-20b, TL-01; docs/official-runtime-tests.md) -------
+
+RUNTIME_MOMENTS = "dsh_conformance.schedule.test_runtime_moments"
+
+
+def _idle_wait_without_stop(original: Any) -> Any:
+    async def await_idle(self: Any) -> None:
+        try:
+            await self._agent.when_idle()  # not raced with the stop: disposal waits for it
+        except Exception as exc:
+            self._warn(f"idle wait failed: {exc}")
+            return
+        finally:
+            self._idle_wait = None
+        self.request_drive()
+
+    return await_idle
+
+
+def _append_failure_not_fatal(original: Any) -> Any:
+    async def deliver(self: Any) -> bool:
+        was_faulted = self._faulted
+        delivered = bool(await original(self))
+        self._faulted = was_faulted  # retries later, though the message may be queued
+        return delivered
+
+    return deliver
+
+
+def _ignores_stopping() -> None:
+    def runnable(self: Any) -> bool:
+        return not self._faulted
+
+    def request_drive(original: Any) -> Any:
+        def drive(self: Any) -> None:
+            stopping, self._stopping = self._stopping, False
+            try:
+                original(self)
+            finally:
+                self._stopping = stopping
+
+        return drive
+
+    owner.LiveOwner._runnable = property(runnable)  # type: ignore[assignment]
+    owner.LiveOwner.request_drive = request_drive(owner.LiveOwner.request_drive)  # type: ignore[method-assign]
+
+
+def _unreadable_log_skipped(original: Any) -> Any:
+    def fold_once(self: Any) -> Any:
+        try:
+            return original(self)
+        except RuntimeError:
+            return None  # the claim gives up quietly and the owner keeps driving
+
+    return fold_once
+
+
+def _trimmed_create_card() -> None:
+    tools._CARDS["schedule_create"] = lambda args: {  # type: ignore[attr-defined]
+        "card": "generic", "title": "Create reminder", "kind": "other",
+        "rawInput": str(args.get("prompt", "")).strip(),
+    }
+
+
+MUTANTS.update({
+    "idle-wait-ignores-disposal": Mutant(
+        "the owner's idle wait is not ended by a disposal: disposing a busy agent waits",
+        RUNTIME_MOMENTS, "test_disposing_a_busy_agent_ends_the_owners_idle_wait_at_once",
+        _patch(owner.LiveOwner, "_await_idle", _idle_wait_without_stop)),
+    "dispatch-append-failure-retried": Mutant(
+        "a dispatch append that fails after the follow-up does not fault the owner",
+        RUNTIME_MOMENTS, "test_a_dispatch_append_failing_after_the_follow_up_faults_the_owner",
+        _patch(owner.LiveOwner, "_deliver", _append_failure_not_fatal)),
+    "owner-ignores-stopping": Mutant(
+        "a disposed owner keeps driving: its timer and triggers outlive the disposal",
+        RUNTIME_MOMENTS, "test_a_disposal_begun_inside_the_owners_claim_leaves_no_later_work",
+        _ignores_stopping),
+    "unreadable-log-in-claim-skipped": Mutant(
+        "a log the claim cannot read is skipped silently and the owner drives on",
+        RUNTIME_MOMENTS, "test_a_log_unreadable_inside_the_claim_is_a_closed_fault",
+        _patch(owner.LiveOwner, "_fold", _unreadable_log_skipped)),
+    "create-card-trims-the-prompt": Mutant(
+        "schedule_create presents its pending call with the prompt trimmed",
+        "dsh_conformance.schedule.test_package_surface",
+        "test_each_tool_runs_exclusive_and_presents_its_pending_call[schedule_create]",
+        _trimmed_create_card),
+})
+
+
 # -- mutants observable through the host seams (racing and aborted calls, held
 # -- flushes, maintenance holds, disposal in progress, read faults, the host trace,
 # -- wall clocks past year 9999) -------------------------------------------------------

@@ -31,7 +31,7 @@ from pytest_dsh.contract import (
     SessionEvent,
     SessionHeader,
 )
-from pytest_dsh.driving.agent_actions import ActionPoint, HostAction, action_payload
+from pytest_dsh.driving.agent_actions import ActionPoint, HostAction, PlanFault, action_payload
 from pytest_dsh.driving.api import (
     JS_MAX_TIME_MS,
     AgentDriver,
@@ -49,7 +49,13 @@ from pytest_dsh.driving.jsonl_root import lock_root, unlock_root
 from pytest_dsh.driving.pending import AgentCounters, PreStepOutcome
 from pytest_dsh.driving.replies import ModelReply
 from pytest_dsh.driving.seams import PLUGIN_INTERNAL, check_seam
-from pytest_dsh.driving.tool_outcomes import ToolOutcome, ToolRegistration, argument_error
+from pytest_dsh.driving.tool_outcomes import (
+    ExportShape,
+    ToolCallDescription,
+    ToolOutcome,
+    ToolRegistration,
+    argument_error,
+)
 from pytest_dsh.driving.trace import TraceEntry
 from pytest_dsh.errors import (
     AgentVetoedError,
@@ -163,6 +169,21 @@ class _BridgePending:
         self._host._call("release_pending", pending=self._id)
 
 
+class _BridgeBusyHold:
+    def __init__(self, agent: BridgeAgentDriver) -> None:
+        self._agent = agent
+        self._released = False
+
+    @property
+    def released(self) -> bool:
+        return self._released
+
+    def release(self) -> None:
+        if not self._released:
+            self._released = True
+            self._agent._call("release_busy")
+
+
 class _BridgeToolCall(_BridgePending):
     def result(self) -> ToolOutcome:
         value = self._settled()
@@ -271,6 +292,13 @@ class BridgeAgentDriver:
     def tool_output_schemas(self) -> dict[str, dict[str, Any] | None]:
         return cast(dict[str, dict[str, Any] | None], self._call("tool_output_schemas"))
 
+    def describe_tool_call(self, name: str, arguments: Any) -> ToolCallDescription:
+        refused = argument_error(arguments)
+        if refused is not None:
+            raise ValueError(refused.text)
+        result = self._call("describe_tool_call", name=name, arguments=arguments)
+        return ToolCallDescription(result["execution_mode"], result["card"])
+
     def call_tool(self, name: str, arguments: Any, *, aborted: bool = False) -> ToolOutcome:
         refused = argument_error(arguments)  # what JSON cannot carry to the bridge
         if refused is not None:
@@ -330,15 +358,26 @@ class BridgeAgentDriver:
     def hold_maintenance(self) -> _BridgePending:
         return _BridgePending(self._host, self._call("hold_maintenance"), "hold_maintenance")
 
+    def queued_followups(self) -> list[str]:
+        return [str(text) for text in self._call("queued_followups")]
+
+    def hold_busy(self) -> _BridgeBusyHold:
+        self._call("hold_busy")
+        return _BridgeBusyHold(self)
+
     def counters(self) -> AgentCounters:
         return AgentCounters(**self._call("counters"))
 
     def act_inside(self, point: ActionPoint, *actions: HostAction) -> None:
-        self._call(
-            "act_inside",
-            point=check_action_point(point),
-            actions=[action_payload(action) for action in actions],
-        )
+        point = check_action_point(point)
+        faults = self._host.faults
+        payload = [
+            action_payload(action, faults.plan_dormant(action).id)
+            if isinstance(action, PlanFault)
+            else action_payload(action)
+            for action in actions
+        ]
+        self._call("act_inside", point=point, actions=payload)
 
     def reject_when_idle(self, message: str = "when_idle rejected by the test") -> int:
         return int(self._call("reject_when_idle", message=message))
@@ -465,6 +504,7 @@ class BridgeHostDriver:
         seen = sync.get("fault_seen")
         if seen is not None:
             self._faults.record_seen(seen)
+            self._faults.record_woken(sync.get("fault_woken", ()))
             self._sent_windows = _window_state(self._faults)
         hung = int(sync.get("hung", 0))
         pending = [parked for parked in self._parked if not parked.done()]
@@ -617,6 +657,16 @@ class BridgeHostDriver:
             )
             for entry in self._call("tool_registrations", session_id=session_id)
         ]
+
+    def export_shape(self, plugin: str) -> ExportShape:
+        shape = self._call("export_shape", plugin=plugin)
+        return ExportShape(
+            shape["form"],
+            shape["name"],
+            tuple(shape["inject"]),
+            bool(shape["has_config"]),
+            tuple(shape["exports"]),
+        )
 
     def supports(self, seam: str) -> bool:
         return not self.unsupported_reason(seam)
