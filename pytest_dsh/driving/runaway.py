@@ -20,7 +20,15 @@ class RunawayError(BaseException):
     A :class:`BaseException`, like :class:`KeyboardInterrupt`: a plugin's or
     host's ``except Exception`` (which turns a failing handler into a host
     error value) must not swallow it, or the runaway test would pass.
+
+    ``symptom`` names what the host did that made the work grow, when the
+    host saw it (:mod:`pytest_dsh.driving.host_symptoms`): a runaway that
+    follows from a host limit is reported as that limit.
     """
+
+    def __init__(self, *args: object, symptom: str | None = None) -> None:
+        super().__init__(*args)
+        self.symptom = symptom
 
 
 @dataclass(slots=True)
