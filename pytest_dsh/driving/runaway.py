@@ -3,7 +3,8 @@
 :mod:`pytest_dsh.pytest_plugin.budget` replaces :data:`budget` for each test
 phase from its options. The fake host's loop counts iterations and appended
 events against it and checks its wall-clock deadline; the Node bridge bounds
-each request's wait by the same deadline.
+each request's wait by the same deadline, and sends each request the growth
+the phase has left, which Node counts against (``bridge/lib/growth.mjs``).
 """
 
 from __future__ import annotations

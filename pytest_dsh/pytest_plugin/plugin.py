@@ -56,7 +56,14 @@ from pytest_dsh.implementations import (
     resolve_implementation,
 )
 from pytest_dsh.npm.host_limits import host_limits, limit_for
-from pytest_dsh.pytest_plugin import budget, fixture_options, npm_options, parallel, roles
+from pytest_dsh.pytest_plugin import (
+    budget,
+    fixture_options,
+    host_limit_symptoms,
+    npm_options,
+    parallel,
+    roles,
+)
 from pytest_dsh.pytest_plugin.fixture_options import dsh_update_golden  # noqa: F401  (a fixture)
 from pytest_dsh.pytest_plugin.hypothesis_scope import SuiteHypothesis
 from pytest_dsh.pytest_plugin.probes import register as register_probe_marker
@@ -71,6 +78,7 @@ __all__ = ["DEFAULT_START_MS", "DshRun", "resolve_configured_implementation"]
 # requirement named in failures that are not assertions.
 pytest_plugins = [
     "pytest_dsh.pytest_plugin.budget",
+    "pytest_dsh.pytest_plugin.host_limit_symptoms",
     "pytest_dsh.pytest_plugin.parallel",
     "pytest_dsh.pytest_plugin.reporting.raised",
 ]
@@ -256,6 +264,8 @@ def pytest_configure(config: pytest.Config) -> None:
         hypothesis=_hypothesis(config, pick_seed=resolved is not None),
     )
     config.stash[_RUN_KEY] = run
+    profile = getattr(run.implementation, "host_profile", None)  # npm implementations
+    config.stash[host_limit_symptoms.HOST_VERSION] = profile.version if profile else None
     config.stash[parallel.HANDED_DOWN] = {
         "hypothesis_seed": run.hypothesis.seed,
         # Workers load the npm install the controller resolved, never their own.
