@@ -21,9 +21,9 @@ Options (each with an ini twin):
     Node bridge, messages injected), on either host: a log or follow-up queue
     that grows without end fails the test where it grows, even from code that
     never returns to the event loop. The bridge counts inside Node, against
-    what the phase has left, and also stops a request that opens 500 turns and
-    steps without virtual time moving (a turn that never ends, caught within
-    seconds). ``0`` is unlimited.
+    what the phase has left, and also stops a request that opens 500 steps of
+    one turn without virtual time moving (a turn that never ends, caught
+    within seconds). ``0`` is unlimited.
 
 ``--dsh-max-runaways N`` / ini ``dsh_max_runaways`` (default 3)
     Stop the run after N tests ran away (each may cost the whole wall
