@@ -398,21 +398,26 @@ TC_ONLY = PythonImplementation(
 """
 
 
-def _symptom_run(pytester: pytest.Pytester, host: str) -> tuple[Any, dict[str, dict[str, Any]]]:
+def _symptom_run(
+    pytester: pytest.Pytester, host: str, *args: str
+) -> tuple[Any, dict[str, dict[str, Any]]]:
     pytester.makeconftest(_SYMPTOM_CONFTEST.format(host=host))
     pytester.makepyfile(impls=_IMPL, test_symptoms=_SYMPTOM_TESTS)
     pytester.syspathinsert()
     result = pytester.runpytest_subprocess(
         "--dsh-impl=impls:TC_ONLY", "--dsh-report=out.json", "-p", "no:randomly",
-        "-p", "no:cacheprovider",
+        "-p", "no:cacheprovider", *args,
     )
     document = json.loads((pytester.path / "out.json").read_text("utf-8"))
     rows = {t["id"].split("::")[-1]: t for t in document["tests"]}
     return (result, document), rows
 
 
-def test_a_failure_after_a_limits_symptom_is_the_limit_only_when_the_test_needs_it(pytester):
-    (result, document), rows = _symptom_run(pytester, "0.1.0-rc.8")
+@pytest.mark.parametrize("workers", [(), ("-n", "2")], ids=["one-process", "xdist"])
+def test_a_failure_after_a_limits_symptom_is_the_limit_only_when_the_test_needs_it(
+    pytester, workers
+):
+    (result, document), rows = _symptom_run(pytester, "0.1.0-rc.8", *workers)
     outcomes = {name: row["outcome"] for name, row in rows.items()}
     assert outcomes == {
         **{f"test_runs_away_from_the_limit[{n}]": "host limit" for n in range(4)},
