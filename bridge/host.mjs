@@ -15,6 +15,7 @@ import { dropTimers, realTimeout, setIoBusy, setWall, settle } from './lib/clock
 import { BridgeError } from './lib/errors.mjs'
 import { Faults, installPluginCallFaults } from './lib/faults.mjs'
 import { DurableStore, JsonlFiles, hostSessionStore, memoryPersistence } from './lib/persistence.mjs'
+import { PRE_STEP_INJECT, countGrowth, noteInjectedLanding, noteSymptom } from './lib/growth.mjs'
 import { ScriptedAdapter } from './lib/model.mjs'
 import { loadPluginPackages } from './lib/packages.mjs'
 import { toOfficialSeed } from './lib/seed.mjs'
@@ -86,7 +87,10 @@ Session.prototype.append = function appendWithFaults(type, ...rest) {
   if (proc?.alive && proc.sessions?.get(this.id) === this && proc.faults.appendFails(type, rest[0])) {
     throw new Error(`append of '${type}' rejected by the fault plan`)
   }
+  const live = proc?.alive && proc.sessions?.get(this.id) === this
+  if (live) countGrowth(`${type} event`, OPENS[type] ?? null, fakeNow())
   const event = originalAppend.call(this, type, ...rest)
+  if (live) noteGrowthSymptoms(this, type, rest[0])
   if (proc?.alive && proc.sessions?.get(this.id) === this) {
     trace('append', this.id, type)
     // A schedule/change appended inside the agent's maintenance claim is a
@@ -292,6 +296,7 @@ function patchAgent(agent) {
     if (currentProcess?.alive && currentProcess.faults.followupFails()) {
       throw new Error('followup rejected by the fault plan')
     }
+    if (currentProcess?.alive) countGrowth('follow-up')
     // Recorded when the call is made, before whatever the official agent
     // does inside it (its inbox append), as the Python host records it; a
     // call the agent refuses leaves no entry.
@@ -304,6 +309,7 @@ function patchAgent(agent) {
       throw error
     }
   }
+  patchInject(proto)
   proto.runMaintenance = function countedMaintenance(task) {
     if (currentProcess?.alive && currentProcess.faults.maintenanceFails()) {
       // An asynchronous rejection: the claim is refused later, the task never runs.
@@ -376,6 +382,49 @@ function notLossless(args) {
   if (snapshotJsonValue(args) !== undefined) return null
   const message = 'tool execution arguments must be losslessly JSON-serializable'
   return { is_error: true, value: null, text: message, error: message }
+}
+
+// -- the growth budget and the symptoms of host limits (lib/growth.mjs) ------
+
+/** Sessions whose agent is preparing a step: agent/pre-step dispatched, no step/start yet. */
+const preparing = new WeakSet()
+/** Per session: ids of the messages given to agent.inject() while its agent prepared a step. */
+const injectedAtPreStep = new WeakMap()
+
+function notePreparing(session) {
+  preparing.add(session)
+}
+
+/** The events that open a turn or a step (counted by the spin detector). */
+const OPENS = { 'turn/start': 'turn', 'step/start': 'step' }
+
+function noteGrowthSymptoms(session, type, data) {
+  if (type === 'step/start' || type === 'turn/end') {
+    preparing.delete(session)
+  } else if (type === 'user/message' && injectedAtPreStep.get(session)?.delete(data?.id)) {
+    noteInjectedLanding()
+  }
+}
+
+/** agent.inject() counts as growth; called at a pre-step it is the symptom of
+ * the host queueing the message for the next step. */
+function patchInject(proto) {
+  const { inject } = proto
+  if (typeof inject !== 'function') return
+  proto.inject = function injectCounted(message) {
+    if (currentProcess?.alive) {
+      countGrowth('injected message')
+      if (preparing.has(this.session)) {
+        noteSymptom(PRE_STEP_INJECT)
+        if (typeof message?.id === 'string') {
+          let ids = injectedAtPreStep.get(this.session)
+          if (ids === undefined) injectedAtPreStep.set(this.session, (ids = new Set()))
+          ids.add(message.id)
+        }
+      }
+    }
+    return inject.call(this, message)
+  }
 }
 
 /** The driver's view of a tool result. */
@@ -538,6 +587,7 @@ class Process {
     ctx.on('internal/dispatch', (_mode, name, args) => {
       if (name !== 'agent/pre-step') return
       const agent = args[0]?.agent
+      if (agent?.session !== undefined) notePreparing(agent.session)
       const record = agent === undefined ? undefined : host.recordForAgent(agent)
       if (record?.abortNext) {
         record.abortNext = false
@@ -798,6 +848,8 @@ export class Host {
         )
       } catch (error) {
         return { kind: 'error', message: describe(error) }
+      } finally {
+        preparing.delete(agent.session)
       }
       if (signal.aborted) return { kind: 'aborted', message: null }
       if (decision.kind === 'reject') return { kind: 'error', message: describe(decision.reason ?? 'rejected') }

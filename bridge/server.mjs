@@ -19,6 +19,7 @@ for (const method of ['log', 'info', 'debug', 'warn', 'error', 'trace']) {
 const { clock, advance, settle, setWall, dropTimers } = await import('./lib/clock.mjs')
 const { Host, BridgeError, PLUGINS, PACKAGES, SHAPES } = await import('./host.mjs')
 const { callDomain, callDomainBatch, zoneInfo, runtimeVersions } = await import('./lib/domain.mjs')
+const { growthSync, resetGrowth, runawayOf, startRequest } = await import('./lib/growth.mjs')
 
 const require = createRequire(import.meta.url)
 // 'dsh-schedule' and 'dsh-time-context' are the versions of the packages under test.
@@ -32,7 +33,7 @@ const versions = Object.fromEntries(
 for (const [role, report] of Object.entries(PACKAGES)) versions[`dsh-${role}`] = report.version
 
 let host = null
-const cursor = { flushes: 0, warnings: 0, errors: 0, probeCalls: 0 }
+const cursor = { flushes: 0, warnings: 0, errors: 0, probeCalls: 0, symptoms: 0 }
 
 function requireHost() {
   if (host === null) throw new BridgeError('RuntimeError', 'no host: send reset first')
@@ -42,6 +43,7 @@ function requireHost() {
 function syncPayload() {
   if (host === null) return { now: Date.now() }
   const sync = {
+    ...growthSync(cursor),
     now: Date.now(),
     flushes: host.flushes.slice(cursor.flushes),
     warnings: host.warnings.slice(cursor.warnings),
@@ -81,8 +83,9 @@ const ops = {
     host = null
     dropTimers()
     setWall(start_ms)
+    resetGrowth()
     host = new Host(withhold ?? [], jsonl_root ?? null)
-    Object.assign(cursor, { flushes: 0, warnings: 0, errors: 0, probeCalls: 0 })
+    Object.assign(cursor, { flushes: 0, warnings: 0, errors: 0, probeCalls: 0, symptoms: 0 })
     await host.boot()
     return { now: Date.now() }
   },
@@ -312,6 +315,10 @@ function errorPayload(error) {
   return payload
 }
 
+function runawayPayload(stopped) {
+  return { kind: 'RunawayError', message: stopped.message, symptom: stopped.symptom }
+}
+
 function describe(error) {
   return error instanceof Error ? error.message : String(error)
 }
@@ -339,8 +346,9 @@ async function handle(line) {
     reply({ id: null, ok: false, error: { kind: 'ProtocolError', message: describe(error) } })
     return
   }
-  const { id, op, faults, tz, ...args } = request
+  const { id, op, faults, tz, growth, growth_budget, ...args } = request
   const run = ops[op]
+  startRequest(growth ?? null, growth_budget ?? null)
   try {
     if (run === undefined) throw new BridgeError('ProtocolError', `unknown op ${JSON.stringify(op)}`)
     if (faults !== undefined && host !== null) host.faults.load(faults)
@@ -350,9 +358,13 @@ async function handle(line) {
       else process.env.TZ = tz
     }
     const result = await run(args)
+    if (runawayOf() !== null) throw runawayOf()
     reply({ id, ok: true, result, sync: syncPayload() })
   } catch (error) {
-    reply({ id, ok: false, error: errorPayload(error), sync: syncPayload() })
+    // A runaway is the reply, whatever the stopped work threw on its way out.
+    const stopped = runawayOf()
+    const payload = stopped === null ? errorPayload(error) : runawayPayload(stopped)
+    reply({ id, ok: false, error: payload, sync: syncPayload() })
   }
 }
 

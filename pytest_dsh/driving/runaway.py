@@ -3,7 +3,8 @@
 :mod:`pytest_dsh.pytest_plugin.budget` replaces :data:`budget` for each test
 phase from its options. The fake host's loop counts iterations and appended
 events against it and checks its wall-clock deadline; the Node bridge bounds
-each request's wait by the same deadline.
+each request's wait by the same deadline, and sends each request the growth
+the phase has left, which Node counts against (``bridge/lib/growth.mjs``).
 """
 
 from __future__ import annotations
@@ -20,7 +21,15 @@ class RunawayError(BaseException):
     A :class:`BaseException`, like :class:`KeyboardInterrupt`: a plugin's or
     host's ``except Exception`` (which turns a failing handler into a host
     error value) must not swallow it, or the runaway test would pass.
+
+    ``symptom`` names what the host did that made the work grow, when the
+    host saw it (:mod:`pytest_dsh.driving.host_symptoms`): a runaway that
+    follows from a host limit is reported as that limit.
     """
+
+    def __init__(self, *args: object, symptom: str | None = None) -> None:
+        super().__init__(*args)
+        self.symptom = symptom
 
 
 @dataclass(slots=True)

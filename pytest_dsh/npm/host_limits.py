@@ -29,6 +29,7 @@ __all__ = [
     "HostLimit",
     "host_limits",
     "limit_for",
+    "limit_shown",
     "limits_table",
 ]
 
@@ -48,6 +49,11 @@ class HostLimit:
     host_behaviour: str
     tests: tuple[str, ...]
     witness: str | None
+    #: What a host notes when the limit strikes (pytest_dsh.driving.host_symptoms).
+    symptom: str | None = None
+    #: The host behaviour the limit takes away: a test that declares it needs it
+    #: (``@pytest.mark.dsh_needs_host(...)``) and fails after the symptom is the limit's.
+    takes: str | None = None
 
     def matches(self, test_id: str) -> bool:
         return any(_pattern(pattern).fullmatch(test_id) for pattern in self.tests)
@@ -92,6 +98,8 @@ def _limit(limit_id: str, entry: Mapping[str, Any]) -> HostLimit:
         host_behaviour=str(entry["host_behaviour"]),
         tests=tuple(str(t) for t in entry["tests"]),
         witness=str(witness) if witness else None,
+        symptom=str(entry["symptom"]) if entry.get("symptom") else None,
+        takes=str(entry["takes"]) if entry.get("takes") else None,
     )
 
 
@@ -105,3 +113,18 @@ def host_limits(host: str) -> tuple[HostLimit, ...]:
 def limit_for(host: str, test_id: str) -> HostLimit | None:
     """The limit of ``host`` that decides ``test_id``, if any."""
     return next((limit for limit in host_limits(host) if limit.matches(test_id)), None)
+
+
+def limit_shown(
+    host: str, symptoms: frozenset[str], needs: frozenset[str] = frozenset()
+) -> HostLimit | None:
+    """The limit of ``host`` that a test failing after ``symptoms`` were seen
+    met: one whose symptom was seen and which takes a behaviour of ``needs``
+    (what the test declares it needs). With ``needs`` left out, any limit
+    whose symptom was seen (a runaway the host traced to the symptom)."""
+    for limit in host_limits(host):
+        if limit.symptom is None or limit.symptom not in symptoms:
+            continue
+        if not needs or (limit.takes is not None and limit.takes in needs):
+            return limit
+    return None

@@ -17,17 +17,22 @@ Options (each with an ini twin):
     that overran; a signal (POSIX, main thread) interrupts synchronous code that
     never returns to the loop. ``0`` is unlimited.
 ``--dsh-growth-budget N`` / ini ``dsh_growth_budget`` (default 1,000,000)
-    Events one test phase may append plus follow-ups it may queue, on the fake
-    host: a log or follow-up queue that grows without end fails the test where
-    it grows, even from code that never returns to the event loop. ``0`` is
-    unlimited.
+    Events one test phase may append plus follow-ups it may queue (and, on the
+    Node bridge, messages injected), on either host: a log or follow-up queue
+    that grows without end fails the test where it grows, even from code that
+    never returns to the event loop. The bridge counts inside Node, against
+    what the phase has left, and also stops a request that opens 500 steps of
+    one turn without virtual time moving (a turn that never ends, caught
+    within seconds). ``0`` is unlimited.
 
 ``--dsh-max-runaways N`` / ini ``dsh_max_runaways`` (default 3)
     Stop the run after N tests ran away (each may cost the whole wall
     budget); the tests not run are reported as not run, never as passed, and
     the run does not conform. ``0`` never stops. Under pytest-xdist the
     workers share the count (a file the controller names), so the run stops
-    after N runaways in all, give or take the tests already running.
+    after N runaways in all, give or take the tests already running. A
+    runaway the host traced to a host limit is reported as that limit and not
+    counted (:mod:`pytest_dsh.pytest_plugin.host_limit_symptoms`).
 
 A test that legitimately takes long (one that installs packages or runs
 another pytest) sets its own wall budget with the marker
@@ -104,7 +109,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         type=int,
         default=None,
         metavar="N",
-        help="events appended plus follow-ups queued one test phase may make on the fake "
+        help="events appended plus follow-ups queued one test phase may make, on either "
         f"host; 0 = unlimited (default {DEFAULT_GROWTH_BUDGET}; ini: dsh_growth_budget)",
     )
     group.addoption(

@@ -64,6 +64,7 @@ from pytest_dsh.pytest_plugin import (
     budget,
     exploration,
     fixture_options,
+    host_limit_symptoms,
     npm_options,
     parallel,
     roles,
@@ -83,6 +84,7 @@ __all__ = ["DEFAULT_START_MS", "DshRun", "resolve_configured_implementation"]
 # requirement named in failures that are not assertions.
 pytest_plugins = [
     "pytest_dsh.pytest_plugin.budget",
+    "pytest_dsh.pytest_plugin.host_limit_symptoms",
     "pytest_dsh.pytest_plugin.parallel",
     "pytest_dsh.pytest_plugin.reporting.raised",
 ]
@@ -271,6 +273,8 @@ def pytest_configure(config: pytest.Config) -> None:
         explore=exploration.explore_requested(config),
     )
     config.stash[_RUN_KEY] = run
+    profile = getattr(run.implementation, "host_profile", None)  # npm implementations
+    config.stash[host_limit_symptoms.HOST_VERSION] = profile.version if profile else None
     config.stash[parallel.HANDED_DOWN] = {
         "hypothesis_seed": run.hypothesis.seed,
         "hypothesis_chosen": run.hypothesis.chosen,

@@ -8,6 +8,7 @@ writes for it."""
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -334,3 +335,216 @@ def test_every_report_lists_host_limits_apart_with_their_reason():
     html = render_html(document)
     assert '<section id="host-limits"><h2>Host limits (2)</h2>' in html
     assert 'class="o o-host-limit-lifted"' in html
+
+
+# -- limits met by symptom, and runaways that follow from a limit --------------
+
+_SYMPTOM_CONFTEST = """
+import pytest
+from pytest_dsh.pytest_plugin.host_limit_symptoms import HOST_VERSION
+
+@pytest.hookimpl(trylast=True)
+def pytest_configure(config):
+    config.stash[HOST_VERSION] = {host!r}
+"""
+
+_SYMPTOM_TESTS = """
+import pytest
+from pytest_dsh.driving import host_symptoms
+from pytest_dsh.driving.runaway import RunawayError
+
+pytestmark = [pytest.mark.spec("TC-016"), pytest.mark.dsh_requires("time-context")]
+QUEUED = "pre-step-inject-queued"
+
+@pytest.mark.parametrize("n", range(4))
+def test_runs_away_from_the_limit(n):
+    raise RunawayError("a turn that never ends", symptom=QUEUED)
+
+def test_runs_away_on_its_own():
+    raise RunawayError("a timer re-armed forever")
+
+@pytest.mark.dsh_needs_host("inject-into-the-step")
+def test_needs_it_and_met_it():
+    host_symptoms.note(QUEUED)
+    assert False, "the reading is not in its step"
+
+@pytest.mark.dsh_needs_host("inject-into-the-step")
+def test_needs_it_but_never_met_it():
+    assert False, "a bug of the plugin"
+
+def test_met_it_but_needs_nothing():
+    host_symptoms.note(QUEUED)
+    assert False, "a bug of the plugin"
+
+@pytest.mark.dsh_needs_host("inject-into-the-step")
+def test_needs_it_met_it_and_passes():
+    host_symptoms.note(QUEUED)
+
+@pytest.mark.dsh_probe("step-one-probe", "Step one measures from the prompt")
+@pytest.mark.dsh_needs_host("inject-into-the-step")
+def test_a_probe_that_cannot_observe():
+    host_symptoms.note(QUEUED)
+    assert False, "observed []"
+"""
+
+_IMPL = """
+from pytest_dsh import PythonImplementation
+from dsh_reference.implementation import IMPLEMENTATION as REFERENCE
+
+TC_ONLY = PythonImplementation(
+    "tc-only", "1.0", {"time-context": REFERENCE.plugins["time-context"]},
+    frozenset({"time-context"}),
+)
+"""
+
+
+def _symptom_run(
+    pytester: pytest.Pytester, host: str, *args: str
+) -> tuple[Any, dict[str, dict[str, Any]]]:
+    pytester.makeconftest(_SYMPTOM_CONFTEST.format(host=host))
+    pytester.makepyfile(impls=_IMPL, test_symptoms=_SYMPTOM_TESTS)
+    pytester.syspathinsert()
+    result = pytester.runpytest_subprocess(
+        "--dsh-impl=impls:TC_ONLY", "--dsh-report=out.json", "-p", "no:randomly",
+        "-p", "no:cacheprovider", *args,
+    )
+    document = json.loads((pytester.path / "out.json").read_text("utf-8"))
+    rows = {t["id"].split("::")[-1]: t for t in document["tests"]}
+    return (result, document), rows
+
+
+@pytest.mark.parametrize("workers", [(), ("-n", "2")], ids=["one-process", "xdist"])
+def test_a_failure_after_a_limits_symptom_is_the_limit_only_when_the_test_needs_it(
+    pytester, workers
+):
+    (result, document), rows = _symptom_run(pytester, "0.1.0-rc.8", *workers)
+    outcomes = {name: row["outcome"] for name, row in rows.items()}
+    assert outcomes == {
+        **{f"test_runs_away_from_the_limit[{n}]": "host limit" for n in range(4)},
+        "test_runs_away_on_its_own": "failed",
+        "test_needs_it_and_met_it": "host limit",
+        "test_needs_it_but_never_met_it": "failed",  # the symptom of one test never carries over
+        "test_met_it_but_needs_nothing": "failed",
+        "test_needs_it_met_it_and_passes": "passed",  # not "lifted": nothing was decided
+        "test_a_probe_that_cannot_observe": "host limit",
+    }
+    # Four runaways from the limit and one of the plugin's: the run was not stopped.
+    assert document["stopped"] is None, result.stdout.str()[-2000:]
+    runaway = rows["test_runs_away_from_the_limit[0]"]["host_limit"]
+    assert runaway.startswith(f"runaway caused by the host limit of DSH host 0.1.0-rc.8 ({INJECT})")
+    assert rows["test_needs_it_and_met_it"]["host_limit"].startswith(
+        f"host limit of DSH host 0.1.0-rc.8 ({INJECT})")
+    probe = rows["test_a_probe_that_cannot_observe"]
+    assert probe["host_limit"].startswith(
+        "this probe cannot observe 'Step one measures from the prompt' on DSH host 0.1.0-rc.8")
+    assert probe["probe"] is not None
+    assert all(b["probe"] != "step-one-probe" for b in document.get("behaviours", []))
+
+
+def test_on_a_host_without_the_limit_its_symptom_excuses_nothing(pytester):
+    (_, document), rows = _symptom_run(pytester, "no-such-host")
+    # The runaways count: the run stops after the third.
+    assert [rows[f"test_runs_away_from_the_limit[{n}]"]["outcome"] for n in range(4)] == [
+        "failed", "failed", "failed", "not run"]
+    assert document["stopped"]["tests"] == [
+        f"test_symptoms.py::test_runs_away_from_the_limit[{n}]" for n in range(3)]
+    assert all(row["host_limit"] is None for row in rows.values())
+
+
+# -- the README-way witness: nothing that follows from a limit is charged --------
+
+#: What ``tc-readme-inject`` fails besides its host limits: pinned details
+#: (compat) of the official build's load messages, which it does not copy.
+#: None is a readme test, none follows from a limit. (Its zone-name compat
+#: tests run with no interval, so they run away: host limits.)
+INJECT_WITNESS_FAILS: dict[str, str] = {
+    test_id: reason for test_id, reason in WITNESS_FAILS.items()
+    if reason == "compat: own load messages" and "zone_names_are_matched" not in test_id
+}
+
+#: The limits the README-way witness meets on every profile.
+INJECT_WITNESS_LIMITS = (INJECT, "prompt-logged-at-step-start")
+
+
+def run_inject_witness(kit: Any, tmp_path: Path, host: str) -> dict[str, Any]:
+    """The time-context section and the golden time-context replays against
+    ``tc-readme-inject`` on DSH host profile ``host``: the report document."""
+    report = tmp_path / f"inject-{host}.json"
+    run = kit.run_suite(
+        [str(kit.SUITE_DIR / "time_context"),
+         str(kit.SUITE_DIR / "fixtures" / "test_golden_time_context.py"),
+         f"--rootdir={kit.SUITE_DIR}", "--dsh-impl=npm",
+         "--dsh-npm", f"time-context={WITNESSES / 'tc-readme-inject'}",
+         "--dsh-npm-no-invariant", f"--dsh-host={host}", f"--dsh-report={report}"],
+        cwd=tmp_path, env=kit.user_env(),
+    )
+    assert report.is_file(), run.output[-3000:]
+    return dict(json.loads(report.read_text("utf-8")))
+
+
+def check_inject_witness(document: dict[str, Any]) -> None:
+    """Nothing counted against the README-way witness follows from a limit."""
+    tests = document["tests"]
+    outcomes = {t["id"]: t["outcome"] for t in tests}
+    failing = {i for i, o in outcomes.items() if o in ("failed", "error", "xpassed")}
+    assert failing == set(INJECT_WITNESS_FAILS), sorted(failing ^ set(INJECT_WITNESS_FAILS))
+    limited = [t for t in tests if t["outcome"] == "host limit"]
+    assert all(any(f"({limit})" in t["host_limit"] for limit in INJECT_WITNESS_LIMITS)
+               for t in limited)
+    # Without an interval every turn runs away: each is the limit's, none
+    # counts toward --dsh-max-runaways, so the run was never stopped.
+    runaways = [t for t in limited if t["host_limit"].startswith("runaway caused by")]
+    assert len(runaways) > 50
+    assert document["stopped"] is None
+    readme = document["verdict"]["levels"]["readme"]["plugins"]["time-context"]
+    assert readme["verdict"] == CONFORMS, readme
+
+
+@pytest.mark.dsh_wall_budget(1800)
+def test_the_readme_inject_witness_is_charged_nothing_that_follows_from_a_limit(tmp_path, kit):
+    kit.require_npm()
+    check_inject_witness(run_inject_witness(kit, tmp_path, "0.1.0-rc.8"))
+
+
+@pytest.mark.dsh_wall_budget(3600)
+@pytest.mark.skipif(not os.environ.get("DSH_ALL_HOST_PROFILES"),
+                    reason="the witness on every host profile takes about 20 minutes: "
+                    "set DSH_ALL_HOST_PROFILES=1")
+@pytest.mark.parametrize("host", [h for h in HOST_PROFILES if h != "0.1.0-rc.8"])
+def test_the_readme_inject_witness_is_charged_nothing_on_every_profile(tmp_path, kit, host):
+    kit.require_npm()
+    check_inject_witness(run_inject_witness(kit, tmp_path, host))
+
+
+@pytest.mark.dsh_wall_budget(600)
+def test_the_readme_way_without_an_interval_runs_away_as_the_limit(witness_host, request):
+    from pytest_dsh.driving import host_symptoms
+    from pytest_dsh.driving.runaway import RunawayError
+    from pytest_dsh.npm.host_limits import limit_shown
+
+    host = witness_host("tc-readme-inject")
+    host.load_plugin("time-context", {"timeZone": "UTC"})
+    agent = host.create_agent()
+    agent.script(reply_text("one"))
+    with pytest.raises(RunawayError) as raised:
+        agent.prompt("hello")
+    assert "500 steps of one turn opened without virtual time moving" in str(raised.value)
+    assert "by a message injected while the step before was prepared" in str(raised.value)
+    assert raised.value.symptom == host_symptoms.PRE_STEP_INJECT
+    profile = request.node.callspec.params["witness_host"]
+    limit = limit_shown(profile, frozenset({raised.value.symptom}))
+    assert limit is not None and limit.id == INJECT
+
+
+@pytest.mark.dsh_wall_budget(600)
+@pytest.mark.parametrize(("witness", "noted"), [("tc-readme-inject", True),
+                                                ("tc-readme-append", False)])
+def test_only_an_injection_at_a_pre_step_is_the_symptom(witness_host, witness, noted):
+    from pytest_dsh.driving import host_symptoms
+
+    host = witness_host(witness)
+    host.load_plugin("time-context", {"timeZone": "UTC", "refreshIntervalMs": 60_000})
+    agent = host.create_agent()
+    agent.script(reply_text("one"), reply_text("two"), reply_text("three"))
+    agent.prompt("hello")
+    assert (host_symptoms.PRE_STEP_INJECT in host_symptoms.observed()) is noted

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from pytest_dsh import reply_text, reply_tools
 from pytest_dsh.driving import runaway
 from pytest_dsh.driving.runaway import Budget, RunawayError
 from pytest_dsh.fake_host.virtual_loop import CREEP_WAKEUPS, SPIN_ITERATIONS
@@ -109,6 +110,51 @@ def test_a_log_or_follow_up_queue_that_grows_without_end_is_a_runaway(
         assert "grows without end" in message, message
     finally:
         host.close()
+
+
+# -- the growth budget on both hosts --------------------------------------------
+# A scripted model answers at once, so a turn that keeps opening steps never
+# returns to the event loop; on the bridge it never even gets back to Node's
+# loop. The growth budget counts where the log grows, on either host, and
+# stops the turn within seconds instead of at the wall budget.
+
+def _long_turn(agent, steps: int) -> None:
+    agent.script(*[reply_tools(("lookup", {})) for _ in range(steps)], reply_text("done"))
+    agent.prompt("hello")
+
+
+def test_a_turn_that_grows_past_the_growth_budget_is_stopped_on_either_host(
+    monkeypatch, any_host
+):
+    monkeypatch.setattr(runaway, "budget", Budget(growth_left=200, growth=200))
+    agent = any_host.create_agent()
+    with pytest.raises(RunawayError) as raised:
+        _long_turn(agent, 60)  # several events a step: past 200, within the fake host's 64 steps
+    message = str(raised.value)
+    assert message.startswith("runaway implementation"), message
+    assert "200 times (--dsh-growth-budget)" in message, message
+    assert "grows without end" in message, message
+    assert raised.value.symptom is None  # no host limit behind it
+
+
+def test_what_a_turn_grows_is_charged_to_the_phase_on_either_host(monkeypatch, any_host):
+    monkeypatch.setattr(runaway, "budget", Budget(growth_left=10_000, growth=10_000))
+    agent = any_host.create_agent()
+    _long_turn(agent, 3)
+    assert [e["type"] for e in agent.events()].count("step/start") == 4
+    spent = 10_000 - (runaway.budget.growth_left or 0)
+    assert spent >= 8  # at least each step's step/start and step/end
+
+
+def test_a_bridge_process_stopped_for_a_runaway_is_not_reused(monkeypatch, open_any_host):
+    monkeypatch.setattr(runaway, "budget", Budget(growth_left=100, growth=100))
+    agent = open_any_host().create_agent()
+    with pytest.raises(RunawayError):
+        _long_turn(agent, 60)
+    monkeypatch.setattr(runaway, "budget", Budget())
+    again = open_any_host().create_agent()  # a fresh host (on the bridge, a fresh process)
+    _long_turn(again, 1)
+    assert [e["type"] for e in again.events()].count("turn/end") == 1
 
 
 def test_the_growth_budget_is_an_option_with_an_ini_twin(pytester):

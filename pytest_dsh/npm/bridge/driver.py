@@ -31,6 +31,7 @@ from pytest_dsh.contract import (
     SessionEvent,
     SessionHeader,
 )
+from pytest_dsh.driving import host_symptoms, runaway
 from pytest_dsh.driving.agent_actions import ActionPoint, HostAction, PlanFault, action_payload
 from pytest_dsh.driving.api import (
     JS_MAX_TIME_MS,
@@ -89,6 +90,12 @@ class BridgeOperationError(RuntimeError):
 
 def _raise_mapped(failure: NodeFailure, op: str) -> None:
     kind, message, details = failure.kind, failure.message, failure.details
+    if kind == "RunawayError":
+        symptom = details.get("symptom")
+        raise runaway.RunawayError(
+            f"runaway implementation: {message}",
+            symptom=str(symptom) if symptom else None,
+        )
     if kind == "PluginLoadError":
         raise PluginLoadError(str(details.get("plugin", "?")), message)
     if kind == "UnknownPluginError":
@@ -113,6 +120,24 @@ def _raise_mapped(failure: NodeFailure, op: str) -> None:
     if op == "append_event":
         raise AppendRejectedError(message)
     raise BridgeOperationError(failure)
+
+
+def _growth_args() -> dict[str, int]:
+    """The test phase's growth budget left, for the Node host to count against."""
+    left = runaway.budget.growth_left
+    if left is None:
+        return {}
+    return {"growth": max(left, 0), "growth_budget": runaway.budget.growth or left}
+
+
+def _absorb_growth(sync: Mapping[str, Any]) -> None:
+    """What one request grew, charged to the phase's budget; symptoms the host saw."""
+    grown = sync.get("grown")
+    budget = runaway.budget
+    if isinstance(grown, int) and grown > 0 and budget.growth_left is not None:
+        budget.growth_left = max(budget.growth_left - grown, 0)
+    for symptom in sync.get("symptoms", ()):
+        host_symptoms.note(str(symptom))
 
 
 class _ParkedFlush:
@@ -467,10 +492,15 @@ class BridgeHostDriver:
         if windows != self._sent_windows:
             args["faults"] = windows
             self._sent_windows = windows
+        args.update(_growth_args())
         try:
             result, sync = self._process.request(op, **args)
         except RequestFailedError as failed:
             self._absorb(failed.sync)
+            if failed.failure.kind == "RunawayError":
+                # The host's work was stopped where it grew: nothing of it is
+                # worth reusing, so the pool starts a fresh process.
+                self._process.retire("the test ran away (--dsh-growth-budget)")
             _raise_mapped(failed.failure, op)
             raise  # pragma: no cover - _raise_mapped always raises
         self._absorb(sync)
@@ -479,6 +509,7 @@ class BridgeHostDriver:
     def _absorb(self, sync: Mapping[str, Any]) -> None:
         if "now" in sync:
             self._now_ms = int(sync["now"])
+        _absorb_growth(sync)
         for record in sync.get("flushes", ()):
             self._flushes.append(
                 FlushRecord(

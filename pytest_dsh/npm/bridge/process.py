@@ -354,6 +354,13 @@ class BridgeProcess:
             raise RequestFailedError(failure, sync)
         return reply["result"], sync
 
+    def retire(self, reason: str) -> None:
+        """Stop a process whose host can no longer be trusted (its test ran
+        away): later calls say ``reason``, and the pool drops it."""
+        if self._failure is None:
+            self._failure = f"{reason}; the bridge process was stopped"
+        self.kill()
+
     def kill(self) -> None:
         if self._proc.poll() is None:
             self._proc.kill()

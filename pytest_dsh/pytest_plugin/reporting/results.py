@@ -36,6 +36,8 @@ class TestResult:
     #: Set at collection when the DSH host cannot let any plugin pass this
     #: test (pytest_dsh.npm.host_limits): its outcome is then ``host limit``
     #: or, when it passes, ``host limit lifted``; never counted against it.
+    #: Also set when the test failed from a limit's symptom
+    #: (pytest_dsh.pytest_plugin.host_limit_symptoms).
     host_limit: str | None = None
     #: Set when the test is a probe (``dsh_probe`` marker): the basic
     #: behaviour it isolates, as (behaviour id, sentence); see .behaviours.
@@ -51,6 +53,9 @@ class TestResult:
             return
         if report.when == "teardown" and self.outcome in ("failed", "error"):
             return  # the first failure is the one to read
+        met = getattr(report, "dsh_host_limit", None)
+        if met:  # a limit met by its symptom (pytest_plugin.host_limit_symptoms)
+            self.host_limit = str(met)
         if self.host_limit is not None and outcome in ("xfailed", "xpassed"):
             outcome = HOST_LIMIT if outcome == "xfailed" else HOST_LIMIT_LIFTED
         self.outcome = outcome

@@ -10,12 +10,12 @@ export const inject = ['agents']
 export function apply(ctx, config = {}) {
   const zone = zoneOf(config)
   ctx.on('agent/pre-step', async (payload, next) => {
-    const { agent, turn, step, signal } = payload
+    const { agent, turn, step, signal } = payload // messages: what the host claimed for the step
     if (!signal?.aborted) {
       const events = agent.session.events
       const now = Date.now()
       if (due(events, now, config.refreshIntervalMs)) {
-        const text = readingText(events, now, turn, step, zone)
+        const text = readingText(events, now, turn, step, zone, payload.messages ?? [])
         agent.inject(createUserMessage({ content: [{ type: 'text', text }], source: source() }))
       }
     }
