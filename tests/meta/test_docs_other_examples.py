@@ -1,7 +1,8 @@
 """The code examples of the docs pages that tests/meta/test_docs_examples.py
 does not own run as written: the Python snippets of docs/fake-host.md and
-docs/reliability.md against a reference host, and the example output of
-docs/log-check.md is what ``dsh-log check`` prints for such files.
+docs/reliability.md against a reference host, the example output of
+docs/log-check.md is what ``dsh-log check`` prints for such files, and the
+kept example docs/reproducibility.md quotes is the suite's own lines.
 
 Pages checked elsewhere: host-contract.md (test_contract_docs.py mirrors every
 signature), validate-your-plugin.md (test_docs_examples.py),
@@ -39,9 +40,20 @@ def _blocks(page: str, language: str) -> list[str]:
 def test_every_other_page_is_accounted_for():
     # A page with a Python example must be listed here or in the owners above.
     owned = {"fake-host.md", "reliability.md", "host-contract.md", "validate-your-plugin.md",
-             "validate-your-npm-plugin.md"}
+             "validate-your-npm-plugin.md", "reproducibility.md"}
     with_python = {page.name for page in DOCS.glob("*.md") if _blocks(page.name, "python")}
     assert with_python <= owned, f"Python examples nobody runs: {sorted(with_python - owned)}"
+
+
+def test_the_kept_example_shown_in_reproducibility_md_is_the_suite_s_own():
+    """The page quotes a suite file: its lines are that file's lines, in order."""
+    (snippet,) = _blocks("reproducibility.md", "python")
+    first, *lines = snippet.splitlines()
+    source = DOCS.parent / first.removeprefix("# ").strip()
+    assert source.is_file(), first
+    text = source.read_text("utf-8")
+    quoted = "\n".join(lines).strip("\n")
+    assert quoted in text, f"docs/reproducibility.md no longer quotes {source.name}"
 
 
 def test_the_fake_host_walkthrough_runs():
