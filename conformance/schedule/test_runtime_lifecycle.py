@@ -130,6 +130,22 @@ def test_an_every_batch_takes_its_occurrence_at_the_claims_clock_sample(host, ag
         reminder_framings(agent.events()))
 
 
+@pytest.mark.spec("SCH-043", "SCH-048")
+def test_a_wake_decides_at_the_wall_clock_the_plugin_reads(host, agent):
+    record = create(agent, AFTER_60)
+    # Every wall-clock read of the plugin answers 00:00:30 (its clock stepped back).
+    stuck = host.faults.fake_clock_reads(START_MS + 30_000, count=None)
+    host.advance(120)
+    assert transitions(agent.events(), [record]) == [], readme(
+        "SCH-043, SCH-048", "the owner to reread the wall clock at every wake and, reading "
+        "30 s before the target, deliver nothing", transition_events(agent.events(), [record]))
+    stuck.clear()
+    host.advance(60)  # the reads are true again: the next wake finds the record overdue
+    assert transitions(agent.events(), [record]) == [record.id], readme(
+        "SCH-043", "the record to be delivered at a wake that reads a time past its target",
+        transition_events(agent.events(), [record]))
+
+
 # -- the drive after a dispatch (SCH-042, SCH-044, SCH-052) -------------------------------
 
 
@@ -291,6 +307,36 @@ def test_a_failed_dispatch_barrier_starts_no_retry_timer(host, agent):
     assert durable == [record.id], readme(
         "SCH-057", "the pending dispatch to become durable through a later ordinary preflight",
         durable)
+
+
+@pytest.mark.spec("SCH-033")
+def test_a_create_queued_behind_a_hung_preflight_starts_no_flush(host, agent):
+    host.faults.fail_flushes("hang")  # the first create's preflight hangs
+    first = agent.start_tool("schedule_create", {"prompt": "First", "after_seconds": 3600})
+    second = agent.start_tool("schedule_create", {"prompt": "Second", "after_seconds": 3600})
+    assert host.faults.hung_flushes == 1, readme(
+        "SCH-033", "the queued create to start no flush while the first one's preflight hangs",
+        host.faults.hung_flushes)
+    host.faults.release_hung_flushes()
+    assert (first.done, second.done) == (True, True), readme(
+        "SCH-033", "both creates to finish once the preflight is released",
+        (first.done, second.done))
+
+
+@pytest.mark.spec("SCH-003", "SCH-038")
+def test_a_retained_create_made_durable_by_the_host_survives_a_crash(host, agent):
+    host.faults.fail_flushes("rejected", first=2, count=None)  # every flush after the preflight
+    value = agent.call_tool("schedule_create", {"prompt": "Kept", "after_seconds": 3600}).value
+    assert closed_codes_in(value) == {"persistence_uncertain"}, readme(
+        "SCH-013", "the failed barrier to answer persistence_uncertain", value)
+    host.faults.clear()
+    assert host.flush_session(agent) is True  # the host's own flush, later
+    host.crash()
+    resumed = host.resume(agent.session_id)
+    listed = resumed.call_tool("schedule_list", {}).value
+    assert len(listed) == 1 and mentions(listed[0], "Kept"), readme(
+        "SCH-003, SCH-038", "the retained create, durable through the host's later flush, to "
+        "be an active record after the crash", listed)
 
 
 # -- aborted calls in the queue (pinned: SCH-ABORT-ANSWER) ---------------------------------
