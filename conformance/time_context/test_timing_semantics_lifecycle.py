@@ -27,6 +27,9 @@ HOUR_MS = 3_600_000
 
 @pytest.mark.dsh_requires("time-context")
 @pytest.mark.spec("TC-018")
+@pytest.mark.dsh_probe(
+    "fork-interval-counts-seeded-readings", "A fork's interval counts its seeded readings"
+)
 def test_a_forks_interval_counts_the_readings_of_its_seeded_prefix(dsh_host):
     dsh_host.load_plugin("time-context", {"timeZone": "UTC", "refreshIntervalMs": HOUR_MS})
     parent = dsh_host.create_agent()
