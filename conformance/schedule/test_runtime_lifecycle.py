@@ -150,6 +150,9 @@ def test_a_wake_decides_at_the_wall_clock_the_plugin_reads(host, agent):
 
 
 @pytest.mark.spec("SCH-042", "SCH-044", "SCH-052")
+@pytest.mark.dsh_probe(
+    "next-target-armed-after-dispatch", "After a dispatch the owner arms the next target itself"
+)
 def test_a_later_reminder_fires_while_the_first_follow_up_waits(host, agent):
     first = create(agent, AFTER_60)
     second = create(agent, {"prompt": "Later", "after_seconds": 3600})

@@ -26,6 +26,8 @@ from pytest_dsh.driving.agent_actions import SetWallClock
 pytestmark = [pytest.mark.dsh_requires("schedule")]
 
 HOUR = {"prompt": "Hour", "after_seconds": 3600}
+#: A delete of an id never issued: a successful preflight that changes nothing.
+UNKNOWN = "never-issued"
 
 
 def delivered(agent, record) -> tuple[list[str], int]:
@@ -103,9 +105,9 @@ def test_a_rejected_idle_wait_is_recovered_by_the_next_preflight(host, agent):
     host.advance(3600)
     agent.reject_when_idle()
     hold.release()
-    agent.call_tool("schedule_list", {})
+    agent.call_tool("schedule_delete", {"id": UNKNOWN})
     assert delivered(agent, record) == ([record.id], 1), readme(
-        "SCH-037, SCH-085", "the list's successful preflight to make the owner recompute and "
+        "SCH-037, SCH-085", "the delete's successful preflight to make the owner recompute and "
         "deliver the reminder once after its idle wait was rejected",
         transition_events(agent.events(), [record]))
 
@@ -142,11 +144,11 @@ def test_a_failed_dispatch_barrier_is_recovered_by_the_next_preflight_alone(host
     seen = len(flushes_of(host, agent.session_id))
     host.advance(3600)
     idle_flushes = len(flushes_of(host, agent.session_id)) - seen
-    agent.call_tool("schedule_list", {})
+    agent.call_tool("schedule_delete", {"id": UNKNOWN})
     durable = transitions(host.durable_events(agent.session_id), [record])
     agent.release_turns()  # the held follow-up's message enters the log with its turn
     assert (idle_flushes, durable, delivered(agent, record)) == (
         0, [record.id], ([record.id], 1)), readme(
         "SCH-057, SCH-085", "no retry flush while nothing triggers the owner, then the pending "
-        "dispatch made durable by the list's preflight, delivered once",
+        "dispatch made durable by the delete's preflight, delivered once",
         (idle_flushes, durable, transition_events(agent.events(), [record])))

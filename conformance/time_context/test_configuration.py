@@ -251,6 +251,9 @@ def test_a_refresh_interval_that_is_not_a_non_negative_safe_integer_fails_the_lo
 @pytest.mark.parametrize("value", ["60000", "0", True, False, [60000]],
                          ids=["digit-string", "zero-string", "true", "false", "list"])
 @pytest.mark.spec("TC-012")
+@pytest.mark.dsh_probe(
+    "interval-refuses-non-numbers", "refreshIntervalMs that is not a number fails the load"
+)
 def test_a_refresh_interval_that_is_not_a_number_fails_the_load(dsh_host, value):
     try:
         dsh_host.load_plugin("time-context", {"timeZone": "UTC", "refreshIntervalMs": value})

@@ -352,6 +352,7 @@ async def _list_ignores_abort(self: Any, arguments: Any, call: Any) -> Any:
     async with self._queue:
         if not await tools.checkpoint(self._services, self._agent.session):
             return tools.persistence_uncertain_result("list")
+        self._durable_change()
         folded = self._fold()
         now = self._services.clock.now_ms()
         return [tools.schedule_view(record, now) for record in folded.active()]
