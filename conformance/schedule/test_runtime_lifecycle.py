@@ -154,15 +154,16 @@ def test_a_wake_decides_at_the_wall_clock_the_plugin_reads(host, agent):
     "next-target-armed-after-dispatch", "After a dispatch the owner arms the next target itself"
 )
 def test_a_later_reminder_fires_while_the_first_follow_up_waits(host, agent):
-    first = create(agent, AFTER_60)
-    second = create(agent, {"prompt": "Later", "after_seconds": 3600})
+    # Both targets hours away, both records created before any delivery: a probe.
+    first = create(agent, {"prompt": "First", "after_seconds": 3600})
+    second = create(agent, {"prompt": "Later", "after_seconds": 7200})
     records = [first, second]
     agent.hold_turns()  # the follow-up opens no turn: its turn's end cannot re-drive the owner
-    host.advance(60)
+    host.advance(3600)
     assert transitions(agent.events(), records) == [first.id], readme(
         "SCH-044", "the first reminder to be dispatched at its target",
         transition_events(agent.events(), records))
-    host.advance(3540)
+    host.advance(3600)
     assert transitions(agent.events(), records) == [first.id, second.id], readme(
         "SCH-042, SCH-052", "the owner, after checkpointing the first dispatch, to derive the "
         "next target from the fold and deliver it at its own target with no other trigger",
