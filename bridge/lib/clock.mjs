@@ -60,20 +60,29 @@ export async function settle(limit = 1000000) {
 
 /** Let `ms` of virtual time pass; timers fire at their exact instants. */
 export async function advance(ms) {
-  const target = clock.now + ms
+  // The target is monotonic: a wall-clock step made while time passes (a test
+  // action inside a claim the advance reaches) shifts it as sinon shifts the
+  // timers, so the step neither shortens nor lengthens the advance.
+  const start = clock.now
+  const shift = wallShift
+  const target = () => start + ms + (wallShift - shift)
   await settle()
   for (;;) {
     const timer = nextTimer()
-    if (timer === undefined || timer.callAt > target) break
+    if (timer === undefined || timer.callAt > target()) break
     clock.next()
     await settle()
   }
-  clock.tick(target - clock.now)
+  clock.tick(Math.max(0, target() - clock.now))
   await settle()
 }
 
+/** How far every wall-clock step so far moved the clock (sinon moves the timers with it). */
+let wallShift = 0
+
 /** Step the wall clock without moving timers (sinon shifts them). */
 export function setWall(ms) {
+  wallShift += ms - clock.now
   clock.setSystemTime(ms)
 }
 

@@ -293,6 +293,11 @@ def test_agent_disposal_awaits_an_in_flight_due_preflight_then_writes_nothing(ho
         transition_events(now_durable, [record]))
 
 
+# The host's agent disposal waits for the held task first (and the official host's for a
+# running turn), so by the time it finishes the agent is idle and the wait would have ended
+# anyway: this test sees that nothing is delivered. That disposal itself ends a pending
+# idle wait is seen through plugin disposal during a long turn
+# (test_runtime_lifecycle.py::test_plugin_disposal_ends_an_idle_wait_while_a_long_turn_runs).
 @pytest.mark.spec("SCH-058")
 def test_agent_disposal_ends_an_idle_wait_without_delivering(host, agent):
     record = create(agent, AFTER_60)
@@ -302,9 +307,12 @@ def test_agent_disposal_ends_an_idle_wait_without_delivering(host, agent):
         "SCH-047", "a due reminder to wait while the agent is busy",
         transition_events(agent.events(), [record]))
     disposal = agent.start_dispose()
+    assert disposal.done is False, readme(
+        "SCH-058", "agent disposal to await the held maintenance task", disposal.done)
     hold.release()
     assert disposal.done is True, readme(
-        "SCH-058", "disposal to end the idle wait and finish", disposal.done)
+        "SCH-058", "disposal to finish once the held task settled, the idle wait ended",
+        disposal.done)
     assert agent.is_live is False, readme(
         "SCH-058", "the agent to be disposed", agent.is_live)
     host.advance(600)

@@ -247,6 +247,23 @@ def test_a_refresh_interval_that_is_not_a_non_negative_safe_integer_fails_the_lo
                        "integer) to fail the plugin load; it loaded"))
 
 
+# Not numbers at all. Which layer refuses them (the plugin, or a host checking the
+# config against the plugin's schema first) and with what message is left open.
+@pytest.mark.parametrize("value", ["60000", "0", True, False, [60000]],
+                         ids=["digit-string", "zero-string", "true", "false", "list"])
+@pytest.mark.spec("TC-012")
+@pytest.mark.dsh_probe(
+    "interval-refuses-non-numbers", "refreshIntervalMs that is not a number fails the load"
+)
+def test_a_refresh_interval_that_is_not_a_number_fails_the_load(dsh_host, value):
+    try:
+        dsh_host.load_plugin("time-context", {"timeZone": "UTC", "refreshIntervalMs": value})
+    except PluginLoadError:
+        return
+    pytest.fail(readme("TC-012", f"refreshIntervalMs {value!r} (not a number, so no "
+                       "non-negative safe integer) to fail the plugin load; it loaded"))
+
+
 @pytest.mark.compat("TC-LOAD-MESSAGES")
 @BAD_INTERVALS
 @pytest.mark.spec("TC-012")

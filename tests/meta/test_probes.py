@@ -46,7 +46,7 @@ def test_there_are_a_few_dozen_probes_each_with_a_unique_id():
     ids = Counter(
         str(mark.args[0]) for _, marks in PROBES for mark in marks if mark.name == MARKER
     )
-    assert 20 <= len(PROBES) <= 40
+    assert 20 <= len(PROBES) <= 50
     assert [probe for probe, count in ids.items() if count > 1] == []
     assert len(ids) == len(PROBES)  # one marker per probe test
 
@@ -63,6 +63,7 @@ def test_a_probe_is_readme_level_with_a_short_sentence_and_readme_ids(test, mark
 
 
 @pytest.mark.parametrize("module", ["dsh_conformance.schedule.test_probes",
+                                    "dsh_conformance.schedule.test_runtime_probes",
                                     "dsh_conformance.time_context.test_probes"])
 def test_a_probe_module_holds_probes_only(module):
     # A test written there to isolate a behaviour that is not marked would be

@@ -352,6 +352,7 @@ async def _list_ignores_abort(self: Any, arguments: Any, call: Any) -> Any:
     async with self._queue:
         if not await tools.checkpoint(self._services, self._agent.session):
             return tools.persistence_uncertain_result("list")
+        self._durable_change()
         folded = self._fold()
         now = self._services.clock.now_ms()
         return [tools.schedule_view(record, now) for record in folded.active()]
@@ -1158,6 +1159,348 @@ VALUE_SHAPE_CHOICES: dict[str, Mutant] = {
         S_TOOLS, "test_persistence_values_render_with_their_operation_and_id",
         _error_fields_renamed),
 }
+
+
+# -- the owner's runtime at moments only the seams reach: inside its claim, after a
+# -- dispatch, failed barriers, idle waits, disposal; aborted calls in the queue ------------
+
+
+@dataclass(frozen=True)
+class _DriveBugs:
+    """How a ``LiveOwner`` drive (``_drive_once`` and its task ``_deliver``) is broken."""
+
+    stale_fold: bool = False  # the claim decides with the preflight's fold
+    stale_clock: bool = False  # the claim decides at the preflight's clock sample
+    stale_decision: bool = False  # the claim delivers what the preflight decided
+    redrive: bool = True  # drive again after a successful dispatch barrier
+    barrier_retry_ms: int | None = None  # a failed dispatch barrier arms a retry timer
+    preflight_retry_ms: int | None = None  # a failed due preflight arms a retry timer
+
+
+def _drive_with_bugs(bugs: _DriveBugs) -> Callable[[], None]:
+    async def drive_once(self: Any) -> None:
+        self._cancel_timer()
+        if not self._runnable:
+            return
+        if not await owner.checkpoint(self._services, self._agent.session):
+            if bugs.preflight_retry_ms is not None and self._runnable:
+                self._timer = self._services.clock.set_timer(bugs.preflight_retry_ms,
+                                                             self._on_timer)
+            return
+        if not self._runnable:
+            return
+        folded = self._fold()
+        if folded is None:
+            return
+        now = self._services.clock.now_ms()
+        due = self._decide(folded, now)
+        if due is None:
+            return
+        if isinstance(due, owner.Wait):
+            self._arm(due.target_ms)
+            return
+        self._preflight_seen = (folded, now, due)
+        try:
+            claim = self._agent.run_maintenance(self._deliver)
+        except Exception:
+            self._wait_for_idle()
+            return
+        if not await claim:
+            return
+        if not await owner.checkpoint(self._services, self._agent.session):
+            if bugs.barrier_retry_ms is not None and self._runnable:
+                self._timer = self._services.clock.set_timer(bugs.barrier_retry_ms,
+                                                             self._on_timer)
+            return
+        if bugs.redrive and self._runnable:
+            self.request_drive()
+
+    async def deliver(self: Any) -> bool:
+        if not self._runnable:
+            return False
+        folded, now, due = self._preflight_seen
+        if not bugs.stale_fold:
+            folded = self._fold()
+            if folded is None:
+                return False
+        if not bugs.stale_clock:
+            now = self._services.clock.now_ms()
+        decision = due if bugs.stale_decision else self._decide(folded, now)
+        if decision is None:
+            return False
+        if isinstance(decision, owner.Wait):
+            self._arm(decision.target_ms)
+            return False
+        try:
+            if isinstance(decision, owner.OneShotDue):
+                text = owner.render_reminder_framing(decision.record)
+            else:
+                text = owner.render_every_batch_framing(decision.reminders)
+            self._agent.followup({"content": [{"type": "text", "text": text}],
+                                  "source": owner._SOURCE})
+        except Exception:
+            return False
+        try:
+            for change in owner._dispatch_changes(decision):
+                self._agent.session.append(owner.SCHEDULE_CHANGE_EVENT_TYPE,
+                                           owner.encode_schedule_change(change))
+        except Exception:
+            self._faulted = True
+            self._cancel_timer()
+            return False
+        return True
+
+    def apply() -> None:
+        owner.LiveOwner._drive_once = drive_once  # type: ignore[method-assign]
+        owner.LiveOwner._deliver = deliver  # type: ignore[method-assign]
+
+    return apply
+
+
+def _idle_wait_with_bugs(*, rejection: str = "", ignores_stop: bool = False) -> Callable[[], None]:
+    """``LiveOwner._await_idle`` whose rejected wait ``"faults"`` the owner or
+    ``"keeps-slot"`` (its slot is never freed, so no later refusal waits again), or
+    that waits for idle alone, deaf to disposal (``ignores_stop``)."""
+
+    async def await_idle(self: Any) -> None:
+        idle = asyncio.ensure_future(self._agent.when_idle())
+        waited = {idle} if ignores_stop else {idle, asyncio.ensure_future(self._stop.wait())}
+        await asyncio.wait(waited, return_when=asyncio.FIRST_COMPLETED)
+        for other in waited - {idle}:
+            other.cancel()
+        failed = idle.done() and not idle.cancelled() and idle.exception() is not None
+        if failed and rejection == "keeps-slot":
+            return
+        self._idle_wait = None
+        if failed:
+            if rejection == "faults":
+                self._faulted = True
+            return
+        if idle.done() and not idle.cancelled():
+            self.request_drive()
+
+    return _set(owner.LiveOwner, "_await_idle", await_idle)
+
+
+def _disposal_leaving_the_idle_wait(original: Any) -> Any:
+    # Disposal never signals the stop, so a pending idle wait runs until the agent is idle.
+    async def dispose(self: Any) -> None:
+        self._stopping = True
+        self._requested = False
+        self._cancel_timer()
+        pending = [task for task in (self._run, self._idle_wait) if task is not None]
+        await asyncio.gather(*pending, return_exceptions=True)
+
+    return dispose
+
+
+def _disposal_awaiting_idle(original: Any) -> Any:
+    # Disposal lets the agent settle first: it waits for idle before stopping the owner.
+    async def dispose(self: Any) -> None:
+        await self._agent.when_idle()
+        await original(self)
+
+    return dispose
+
+
+def _trusts_idle_reports(original: Any) -> Any:
+    # An idle report is taken as the claim itself: the task runs without run_maintenance.
+    def on_status(self: Any, status: Any) -> None:
+        if status != "idle" or not self._changes.any_in(self._agent.session.events):
+            return
+
+        async def deliver_now() -> None:
+            async with self._queue:
+                if await self._deliver():
+                    await owner.checkpoint(self._services, self._agent.session)
+
+        asyncio.get_running_loop().create_task(deliver_now())
+
+    return on_status
+
+
+def _barrier_failure_retries(operation: str) -> Callable[[Any], Any]:
+    """A management handler that, when its post-append barrier fails, arms a timer
+    asking the owner to drive (and so flush) again five seconds later."""
+
+    def make(original: Any) -> Any:
+        async def handler(self: Any, arguments: Any, call: Any) -> Any:
+            before = len(self._agent.session.events)
+            value = await original(self, arguments, call)
+            appended = len(self._agent.session.events) > before
+            if (appended and isinstance(value, dict)
+                    and value.get("code") == "persistence_uncertain"
+                    and value.get("operation") == operation):
+                self._services.clock.set_timer(5_000, self._durable_change)
+            return value
+
+        return handler
+
+    return make
+
+
+class _AbortReadAtEntry(_AbortReadOnce):
+    """A tool call whose abort flag is read once, when the handler is entered:
+    before the call waits in the queue."""
+
+    def __init__(self, call: Any) -> None:
+        super().__init__(call)
+        self._aborted = bool(call.signal.aborted)
+
+
+def _abort_read_at_entry(original: Any) -> Any:
+    async def handler(self: Any, arguments: Any, call: Any) -> Any:
+        return await original(self, arguments, _AbortReadAtEntry(call))
+
+    return handler
+
+
+def _interval_accepting(kind: type) -> Callable[[Any], Any]:
+    """``validate_refresh_interval`` that converts a ``kind`` value instead of refusing it
+    (``int("60000")``; a bool, which Python counts as an int)."""
+
+    def make(original: Any) -> Any:
+        def validate_refresh_interval(value: object) -> int:
+            if isinstance(value, kind) and (kind is bool or str(value).isdigit()):
+                return int(value)  # type: ignore[call-overload]
+            return int(original(value))
+
+        return validate_refresh_interval
+
+    return make
+
+
+class _OwnEventsOnly:
+    """The newest reading among the session's own events: a fork's seeded prefix skipped."""
+
+    def __init__(self, seed: int) -> None:
+        self._seed = seed
+
+    def read(self, events: Any) -> int | None:
+        return scheduling.latest_reading_time_ms(list(events)[self._seed:])
+
+
+@hookimpl(tryfirst=True)
+def _interval_skips_the_seed(self: Any, agent: Any, turn: int, step: int, signal: Any) -> None:
+    if signal.aborted:
+        return
+    session = agent.session
+    text = tc_plugin.prepare_reading(
+        session.events, now_ms=self._clock.now_ms(), turn=turn, step=step,
+        settings=self.settings, latest=_OwnEventsOnly(session.header.get("seedLength") or 0),
+    )
+    if text is not None:
+        agent.inject(tc_plugin.reading_message(text))
+
+
+def _scans_only_the_newest_reading(original: Any) -> Any:
+    def check_log(events: Any, *, seed_length: int = 0) -> None:
+        for index in reversed(range(max(seed_length, 0), len(events))):
+            if reading.is_reading(events[index]):
+                tc_invariant.check_reading(events[:index], events[index])
+                return
+
+    return check_log
+
+
+S_RUNTIME = "dsh_conformance.schedule.test_runtime_lifecycle"
+TC_LIFECYCLE = "dsh_conformance.time_context.test_timing_semantics_lifecycle"
+
+MUTANTS.update({
+    "claim-decides-with-the-preflight-fold": Mutant(
+        "the maintenance task decides with the fold its preflight read, so a record deleted "
+        "meanwhile is still delivered", S_RUNTIME,
+        "test_a_record_deleted_inside_the_claim_is_not_delivered",
+        _drive_with_bugs(_DriveBugs(stale_fold=True))),
+    "claim-decides-at-the-preflight-clock-sample": Mutant(
+        "the maintenance task decides at the clock sample its preflight took", S_RUNTIME,
+        "test_a_clock_stepped_back_inside_the_claim_delivers_nothing_early",
+        _drive_with_bugs(_DriveBugs(stale_clock=True))),
+    "claim-delivers-the-preflight-decision": Mutant(
+        "the maintenance task delivers what the preflight decided, without refolding or "
+        "resampling", S_RUNTIME,
+        "test_a_record_deleted_inside_the_claim_is_not_delivered",
+        _drive_with_bugs(_DriveBugs(stale_decision=True))),
+    "owner-waits-for-a-trigger-after-dispatch": Mutant(
+        "after a dispatch barrier the owner does not drive again, so the next target's timer "
+        "waits for the follow-up turn's end", S_RUNTIME,
+        "test_a_later_reminder_fires_while_the_first_follow_up_waits",
+        _drive_with_bugs(_DriveBugs(redrive=False))),
+    "dispatch-barrier-failure-retries-on-a-timer": Mutant(
+        "a failed dispatch barrier arms a private five-second retry timer", S_RUNTIME,
+        "test_a_failed_dispatch_barrier_starts_no_retry_timer",
+        _drive_with_bugs(_DriveBugs(barrier_retry_ms=5_000))),
+    "failed-due-preflight-retries-on-a-timer": Mutant(
+        "a failed preflight arms a private five-second retry timer", S_LIMITS,
+        "test_a_failed_due_preflight_starts_no_retry_flushes",
+        _drive_with_bugs(_DriveBugs(preflight_retry_ms=5_000))),
+    "owner-never-drives-at-start": Mutant(
+        "the owner's start() does nothing: an overdue record of a resumed session waits for "
+        "later activity", S_DELIVERY,
+        "test_resume_dispatches_overdue_one_shots_then_the_every_batch",
+        _set(owner.LiveOwner, "start", lambda self: None)),
+    "create-barrier-failure-retries-on-a-timer": Mutant(
+        "a failed create barrier arms a private retry timer that drives the owner again",
+        S_RUNTIME, "test_a_failed_management_barrier_starts_no_retry_timer[schedule_create]",
+        _patch(tools._Handlers, "create", _barrier_failure_retries("create"))),
+    "delete-barrier-failure-retries-on-a-timer": Mutant(
+        "a failed delete barrier arms a private retry timer that drives the owner again",
+        S_RUNTIME, "test_a_failed_management_barrier_starts_no_retry_timer[schedule_delete]",
+        _patch(tools._Handlers, "delete", _barrier_failure_retries("delete"))),
+    "rejected-idle-wait-faults-the-owner": Mutant(
+        "a rejected whenIdle() faults the owner: no later preflight delivers", S_RUNTIME,
+        "test_a_rejected_idle_wait_leaves_the_owner_working_for_the_next_preflight",
+        _idle_wait_with_bugs(rejection="faults")),
+    "rejected-idle-wait-keeps-its-slot": Mutant(
+        "a rejected whenIdle() never frees the owner's one idle-wait slot, so a later busy "
+        "refusal never waits again", S_RUNTIME,
+        "test_after_a_rejected_idle_wait_a_busy_refusal_waits_for_idle_again",
+        _idle_wait_with_bugs(rejection="keeps-slot")),
+    "idle-wait-deaf-to-disposal": Mutant(
+        "the idle wait races nothing but whenIdle(), so disposal waits for the agent to be idle",
+        S_RUNTIME, "test_plugin_disposal_ends_an_idle_wait_while_a_long_turn_runs",
+        _idle_wait_with_bugs(ignores_stop=True)),
+    "disposal-leaves-the-idle-wait-pending": Mutant(
+        "disposal never ends the pending idle wait; it awaits it until the agent is idle",
+        S_RUNTIME, "test_plugin_disposal_ends_an_idle_wait_while_a_long_turn_runs",
+        _patch(owner.LiveOwner, "dispose", _disposal_leaving_the_idle_wait)),
+    "disposal-waits-for-the-agent-to-be-idle": Mutant(
+        "disposal first waits for the agent to become idle, then stops the owner", S_RUNTIME,
+        "test_plugin_disposal_ends_an_idle_wait_while_a_long_turn_runs",
+        _patch(owner.LiveOwner, "dispose", _disposal_awaiting_idle)),
+    "idle-report-taken-as-the-claim": Mutant(
+        "an idle status report runs the maintenance task directly, without claiming the idle "
+        "phase", S_RUNTIME, "test_a_stale_idle_report_during_a_claim_delivers_once",
+        _patch(owner.LiveOwner, "on_status", _trusts_idle_reports)),
+    "delete-abort-read-once": Mutant(
+        "schedule_delete reads its abort flag once, so a delete aborted during its preflight "
+        "still appends", S_RUNTIME, "test_a_delete_aborted_during_its_preflight_appends_nothing",
+        _patch(tools._Handlers, "delete", _abort_read_once)),
+    "queued-create-abort-read-at-entry": Mutant(
+        "schedule_create reads its abort flag when called, so an abort while it waits in the "
+        "queue is missed and it flushes and appends", S_RUNTIME,
+        "test_a_create_aborted_while_it_waits_in_the_queue_neither_flushes_nor_appends",
+        _patch(tools._Handlers, "create", _abort_read_at_entry)),
+    "interval-accepts-digit-strings": Mutant(
+        "refreshIntervalMs \"60000\" is read as the number 60000", TC_CONFIG,
+        "test_a_refresh_interval_that_is_not_a_number_fails_the_load[digit-string]",
+        _patch(tc_config, "validate_refresh_interval", _interval_accepting(str))),
+    "interval-accepts-booleans": Mutant(
+        "refreshIntervalMs true is read as 1 (a Python bool is an int)", TC_CONFIG,
+        "test_a_refresh_interval_that_is_not_a_number_fails_the_load[true]",
+        _patch(tc_config, "validate_refresh_interval", _interval_accepting(bool))),
+    "fork-interval-skips-the-seeded-prefix": Mutant(
+        "positive-interval scheduling scans only the session's own events, not a fork's seeded "
+        "prefix", TC_LIFECYCLE,
+        "test_a_forks_interval_counts_the_readings_of_its_seeded_prefix",
+        _set(tc_plugin.TimeContextPlugin, "dsh_pre_step", _interval_skips_the_seed)),
+    "registration-scan-checks-only-the-newest": Mutant(
+        "the companion's registration scan checks only each session's newest reading",
+        TC_LIFECYCLE,
+        "test_registration_checks_every_reading_of_a_session_not_only_the_newest",
+        _patch(tc_plugin, "check_log", _scans_only_the_newest_reading)),
+})
+
 
 for _name in filter(None, os.environ.get("DSH_MUTANT", "").split(",")):
     (MUTANTS | VALUE_SHAPE_CHOICES)[_name].apply()
