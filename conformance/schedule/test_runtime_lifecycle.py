@@ -37,6 +37,7 @@ from dsh_conformance.schedule.session_logs import (
     reminder_messages,
     replace_scalar,
 )
+from dsh_conformance.schedule.tool_values import delete_succeeded
 from dsh_conformance.schedule.written_logs import create, transition_events, transitions
 from pytest_dsh import HostStuckError, reply_text
 from pytest_dsh.driving.agent_actions import AppendEvent, SetWallClock
@@ -61,7 +62,7 @@ def delete_written_by_twin(host: Any, schedule_id: str) -> Any:
     twin = host.create_agent()
     record = create(twin, {"prompt": "Twin", "after_seconds": 7200})
     value = twin.call_tool("schedule_delete", {"id": record.id}).value
-    assert value == {"id": record.id, "deleted": True}, readme(
+    assert delete_succeeded(value), readme(
         "SCH-036", "the twin's delete of its active record to succeed", value)
     (deleted,) = [e["data"] for e in transition_events(twin.events(), [record])]
     return replace_scalar(deleted, record.id, schedule_id)
@@ -334,7 +335,9 @@ def test_a_retained_create_made_durable_by_the_host_survives_a_crash(host, agent
     assert closed_codes_in(value) == {"persistence_uncertain"}, readme(
         "SCH-013", "the failed barrier to answer persistence_uncertain", value)
     host.faults.clear()
-    assert host.flush_session(agent) is True  # the host's own flush, later
+    flushed = host.flush_session(agent)  # the host's own flush, later
+    assert flushed is True, readme(
+        "SCH-003", "the host's own flush to make the retained create durable", flushed)
     host.crash()
     resumed = host.resume(agent.session_id)
     listed = resumed.call_tool("schedule_list", {}).value
