@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import re
 import secrets
 import shutil
 import stat
@@ -46,6 +47,8 @@ from pytest_dsh.npm._install import (
 __all__ = ["CacheEntry", "PruneResult", "disk_use", "entries", "main", "prune"]
 
 _DAY: Final = 86400.0
+#: An install's folder name: its packages (or ``base-<host>``) and its key.
+_INSTALL_NAME: Final = re.compile(r"[A-Za-z0-9._+-]+-[0-9a-f]{16}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +148,8 @@ def _runtime_links(entry: Path) -> int:
 def _describe(folder: Path) -> tuple[str, str]:
     record = _read_manifest(folder, any_format=True)
     if record is None:
+        if _INSTALL_NAME.fullmatch(folder.name) and (folder / IN_USE).is_file():
+            return "install", f"damaged: {MANIFEST} is missing or malformed"
         return "other", "not an install of this kit (left alone)"
     host = record.get("host")
     if record.get("base") is True:
@@ -264,7 +269,10 @@ def prune(
                     stored.rename(aside)
                 except OSError:
                     continue
-                shutil.rmtree(aside, ignore_errors=True)
+                if aside.is_dir() and not aside.is_symlink():
+                    shutil.rmtree(aside, ignore_errors=True)
+                else:
+                    aside.unlink(missing_ok=True)
                 removed.append(CacheEntry(stored, "runtime", frees, moment, False,
                                           "linked by no install"))
                 freed += frees

@@ -212,3 +212,18 @@ def test_the_module_runs_as_a_command_and_defaults_to_dsh_npm_cache(tmp_path):
                           capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[0] == f"npm cache: {root}"
+
+
+def test_prune_removes_an_install_whose_record_is_damaged_but_never_a_foreign_folder(tmp_path):
+    root = _cache(tmp_path)
+    (root / FIRST / IN_USE).touch()  # every published install has one: the kit's own mark
+    (root / FIRST / "dsh-install.json").write_text("{")
+    foreign = root / "someone-else-0123456789abcdef"
+    foreign.mkdir()
+    (foreign / "dsh-install.json").write_text("{")
+    rows = {entry.path.name: entry for entry in entries(root)}
+    assert rows[FIRST].kind == "install" and "damaged" in rows[FIRST].detail
+    assert rows[foreign.name].kind == "other"
+    result = prune(root)
+    assert FIRST in [entry.path.name for entry in result.removed]
+    assert foreign.is_dir() and (foreign / "dsh-install.json").read_text() == "{"
