@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import os
 import re
 import secrets
@@ -53,7 +54,9 @@ _INSTALL_NAME: Final = re.compile(r"[A-Za-z0-9._+-]+-[0-9a-f]{16}")
 
 @dataclass(frozen=True, slots=True)
 class CacheEntry:
-    """One entry of the cache. ``kind``: ``install`` (packages under test),
+    """One entry of the cache (``own_bytes``: its disk use, files shared with
+    an entry listed before it not counted; for a removed entry, what its
+    removal freed). ``kind``: ``install`` (packages under test),
     ``host`` (a host profile's base), ``runtime`` (a shared runtime of the
     store), ``staging`` (an unfinished or set-aside install) or ``other``
     (not the kit's: never removed)."""
@@ -246,7 +249,7 @@ def prune(
             continue
         frees = _frees(entry.path)
         if _remove(root, entry.path):
-            removed.append(entry)
+            removed.append(dataclasses.replace(entry, own_bytes=frees))
             freed += frees
         else:
             kept.append(entry)
@@ -307,7 +310,8 @@ def _say_list(root: Path) -> None:
     print(f"npm cache: {root}")
     for entry in entries(root):
         use = ", in use" if entry.in_use and entry.kind != "runtime" else ""
-        print(f"{entry.kind:8} {entry.path.name}  {_size(entry.own_bytes)}, last used "
+        when = "stored" if entry.kind == "runtime" else "last used"
+        print(f"{entry.kind:8} {entry.path.name}  {_size(entry.own_bytes)}, {when} "
               f"{_when(entry.last_used)}{use}: {entry.detail}")
 
 
