@@ -248,9 +248,16 @@ def _file_digest(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _content_of(folder: Path, *, digests: bool = True) -> dict[str, list[object]]:
+#: Digests already known, by (device, inode, size, mtime_ns): a shared file's.
+Known = Mapping[tuple[int, int, int, int], str]
+
+
+def _content_of(
+    folder: Path, *, digests: bool = True, known: Known | None = None
+) -> dict[str, list[object]]:
     """Every file of ``folder``: ``["f", size, sha256, mtime_ns]`` or
-    ``["l", target]`` (``digests=False``: the names only, unhashed)."""
+    ``["l", target]`` (``digests=False``: the names only, unhashed; a file
+    in ``known`` is not hashed again)."""
     entries: dict[str, list[object]] = {}
     for root, folders, files in os.walk(folder):
         folders.sort()
@@ -264,16 +271,20 @@ def _content_of(folder: Path, *, digests: bool = True) -> dict[str, list[object]
             if stat.S_ISLNK(found.st_mode):
                 entries[relative] = ["l", os.readlink(path)]
             elif stat.S_ISREG(found.st_mode):
-                digest = _file_digest(path) if digests else ""
+                identity = (found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns)
+                digest = (known or {}).get(identity) or (_file_digest(path) if digests else "")
                 entries[relative] = ["f", found.st_size, digest, found.st_mtime_ns]
     return entries
 
 
-def write_records(folder: Path, manifest: Mapping[str, object]) -> None:
+def write_records(
+    folder: Path, manifest: Mapping[str, object], *, known: Known | None = None
+) -> None:
     """Write the install record, then the content manifest of everything in
-    ``folder`` (itself atomically, last): the marks of a finished install."""
+    ``folder`` (itself atomically, last): the marks of a finished install.
+    ``known``: digests of shared files, from a store entry just checked."""
     (folder / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", "utf-8")
-    content = {"format": _CONTENT_FORMAT, "files": _content_of(folder)}
+    content = {"format": _CONTENT_FORMAT, "files": _content_of(folder, known=known)}
     partial = folder / f".{CONTENT}.partial"
     with open(partial, "w", encoding="utf-8") as handle:
         handle.write(json.dumps(content, separators=(",", ":")) + "\n")
@@ -516,6 +527,22 @@ def share_runtimes(root: Path, node_modules: Path) -> list[Path]:
                 _link_into(entry, package, content)
         entries.append(entry)
     return entries
+
+
+def _known_digests(entries: Sequence[Path]) -> dict[tuple[int, int, int, int], str]:
+    """The digests of the store entries' files (just found sound): a link to
+    one of them, untouched since, is not hashed again."""
+    known = {}
+    for entry in entries:
+        for relative, item in (_store_files(entry) or {}).items():
+            if not (isinstance(item, list) and len(item) == 4 and item[0] == "f"):
+                continue
+            with contextlib.suppress(OSError):
+                found = os.lstat(entry / "package" / relative)
+                if (found.st_size, found.st_mtime_ns) == (item[1], item[3]):
+                    known[(found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns)] = str(
+                        item[2])
+    return known
 
 
 def _copy_node_modules(source: Path, target: Path) -> None:
@@ -988,8 +1015,9 @@ def _base_install(
                     f"npm failed to install the pinned packages of DSH host "
                     f"{profile.version}. npm says:\n{_quote(done.stderr + done.stdout)}"
                 )
-            share_runtimes(root, staging / "node_modules")
-            write_records(staging, {"format": _FORMAT, "base": True, "host": profile.version})
+            shared = share_runtimes(root, staging / "node_modules")
+            write_records(staging, {"format": _FORMAT, "base": True, "host": profile.version},
+                          known=_known_digests(shared))
             _publish(staging, base)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
@@ -1053,6 +1081,7 @@ def _install_packages(
         try:
             _copy_bridge(source, staging, profile)
             named = _resolve_names(npm, specs, staging, profile)
+            shared: list[Path] = []
             manifest = {
                 "format": _FORMAT,
                 "host": profile.version,
@@ -1078,10 +1107,10 @@ def _install_packages(
                 if done.returncode != 0:
                     raise _npm_failure(named, done.stderr + done.stdout, profile)
                 _check_shared(root, shared)
-                share_runtimes(root, staging / "node_modules")
+                shared = share_runtimes(root, staging / "node_modules")
                 if progress is not None:
                     progress(f"pytest-dsh: done in {time.monotonic() - started:.0f} s")
-            write_records(staging, manifest)
+            write_records(staging, manifest, known=_known_digests(shared))
             _publish(staging, folder)
         finally:
             shutil.rmtree(staging, ignore_errors=True)

