@@ -502,7 +502,11 @@ def _new_entry(root: Path, name: str, package: Path, content: Mapping[str, list[
         if os.path.lexists(entry):  # damaged (checked above): replaced by this fresh copy
             _discard(root, entry, "damaged")
         entry.parent.mkdir(parents=True, exist_ok=True)
-        staging.rename(entry)
+        try:
+            staging.rename(entry)
+        except OSError:  # published meanwhile (a cache shared without working locks)
+            if not entry.is_dir() or store_damage(entry) is not None:
+                raise
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return entry
