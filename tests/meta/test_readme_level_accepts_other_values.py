@@ -17,11 +17,7 @@ report.
 
 from __future__ import annotations
 
-import json
-import os
 import pathlib
-import subprocess
-import sys
 from collections import Counter
 from typing import Any
 
@@ -47,29 +43,15 @@ WHOLE_OUTPUT_PINS = frozenset({"SCH-RENDERED-JSON", "SCH-LOG-INTEROP"})
 
 
 @pytest.fixture(scope="module")
-def report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    path = tmp_path_factory.mktemp("opposite") / "report.json"
-    env = {**os.environ,
-           "PYTHONPATH": os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")]))}
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "--pyargs", "dsh_conformance", "-q",
-         "-p", "no:cacheprovider", "-p", "no:randomly", "--no-header",
-         "--dsh-impl=opposite_values_impl:IMPLEMENTATION", "--dsh-level=all",
-         f"--dsh-report={path}"],
-        capture_output=True, text=True, check=False, env=env, cwd=HERE,
-    )
-    assert path.exists(), done.stdout[-4000:] + done.stderr[-2000:]
-    document: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    return document
+def report(tmp_path_factory: pytest.TempPathFactory, variant_runs: Any) -> dict[str, Any]:
+    report = tmp_path_factory.mktemp("opposite") / "report.json"
+    return variant_runs.run_variant("opposite_values_impl:IMPLEMENTATION", report)
 
 
-def _failed(report: dict[str, Any], level: str) -> list[dict[str, Any]]:
-    return [row for row in report["tests"]
-            if row["level"] == level and row["outcome"] in ("failed", "error")]
-
-
-def test_the_readme_level_conforms_on_a_variant_with_the_other_open_values(report):
-    failed = _failed(report, "readme")
+def test_the_readme_level_conforms_on_a_variant_with_the_other_open_values(
+    report, variant_runs
+):
+    failed = variant_runs.failed_at(report, "readme")
     first = [f"{row['id']}: {(row['message'] or '').splitlines()[:1]}"[:400]
              for row in failed[:10]]
     assert report["verdict"]["levels"]["readme"]["verdict"] == "conforms", (
@@ -78,9 +60,9 @@ def test_the_readme_level_conforms_on_a_variant_with_the_other_open_values(repor
     assert report["counts"]["passed"] > 0 and not report["collection_errors"]
 
 
-def test_every_compat_failure_comes_from_a_pin_the_variant_changes(report):
+def test_every_compat_failure_comes_from_a_pin_the_variant_changes(report, variant_runs):
     assert report["verdict"]["levels"]["compat"]["verdict"] == "does not conform"
-    failed = _failed(report, "compat")
+    failed = variant_runs.failed_at(report, "compat")
     unexplained = Counter(
         f"{row['id'].partition('[')[0]} {row['pinned_details']}" for row in failed
         if not set(row["pinned_details"]) & (PINS | WHOLE_OUTPUT_PINS))

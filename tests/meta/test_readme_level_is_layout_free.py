@@ -12,11 +12,7 @@ where it is imported); the verdicts and pins are read from the JSON report.
 
 from __future__ import annotations
 
-import json
-import os
 import pathlib
-import subprocess
-import sys
 from collections import Counter
 from typing import Any
 
@@ -39,28 +35,15 @@ DIFFERING_PINS = frozenset({
 
 
 @pytest.fixture(scope="module")
-def report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    path = tmp_path_factory.mktemp("relayout") / "report.json"
-    env = {**os.environ,
-           "PYTHONPATH": os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")]))}
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "--pyargs", "dsh_conformance", "-q",
-         "-p", "no:cacheprovider", "-p", "no:randomly", "--no-header",
-         "--dsh-impl=relayout_impl:IMPLEMENTATION", "--dsh-level=all", f"--dsh-report={path}"],
-        capture_output=True, text=True, check=False, env=env, cwd=HERE,
-    )
-    assert path.exists(), done.stdout[-4000:] + done.stderr[-2000:]
-    document: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    return document
+def report(tmp_path_factory: pytest.TempPathFactory, variant_runs: Any) -> dict[str, Any]:
+    report = tmp_path_factory.mktemp("relayout") / "report.json"
+    return variant_runs.run_variant("relayout_impl:IMPLEMENTATION", report)
 
 
-def _failed(report: dict[str, Any], level: str) -> list[dict[str, Any]]:
-    return [row for row in report["tests"]
-            if row["level"] == level and row["outcome"] in ("failed", "error")]
-
-
-def test_the_readme_level_conforms_on_a_variant_that_differs_in_every_pinned_detail(report):
-    failed = _failed(report, "readme")
+def test_the_readme_level_conforms_on_a_variant_that_differs_in_every_pinned_detail(
+    report, variant_runs
+):
+    failed = variant_runs.failed_at(report, "readme")
     by_file = Counter(row["id"].partition("::")[0] for row in failed)
     first_per_file: dict[str, str] = {}
     for row in failed:
@@ -73,8 +56,9 @@ def test_the_readme_level_conforms_on_a_variant_that_differs_in_every_pinned_det
     assert report["counts"]["passed"] > 0 and not report["collection_errors"]
 
 
-def test_the_compat_level_catches_the_variant_through_each_pin(report):
+def test_the_compat_level_catches_the_variant_through_each_pin(report, variant_runs):
     assert report["verdict"]["levels"]["compat"]["verdict"] == "does not conform"
-    named = {pin for row in _failed(report, "compat") for pin in row["pinned_details"]}
+    failed = variant_runs.failed_at(report, "compat")
+    named = {pin for row in failed for pin in row["pinned_details"]}
     missing = sorted(DIFFERING_PINS - named)
     assert not missing, f"no failing compat test names the pins {missing}; named {sorted(named)}"

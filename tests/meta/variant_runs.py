@@ -1,0 +1,35 @@
+"""One whole-suite run of a variant implementation of tests/meta, in its own
+process (a variant patches the reference where it is imported), read back
+from its JSON report."""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+from typing import Any
+
+HERE = pathlib.Path(__file__).parent
+
+
+def run_variant(implementation: str, report: pathlib.Path) -> dict[str, Any]:
+    """The report of ``--dsh-impl=implementation`` over both levels."""
+    env = {**os.environ,
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")]))}
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "--pyargs", "dsh_conformance", "-q",
+         "-p", "no:cacheprovider", "-p", "no:randomly", "--no-header",
+         f"--dsh-impl={implementation}", "--dsh-level=all", f"--dsh-report={report}"],
+        capture_output=True, text=True, check=False, env=env, cwd=HERE,
+    )
+    assert report.exists(), done.stdout[-4000:] + done.stderr[-2000:]
+    document: dict[str, Any] = json.loads(report.read_text(encoding="utf-8"))
+    return document
+
+
+def failed_at(report: dict[str, Any], level: str) -> list[dict[str, Any]]:
+    """The report's failed (or erroring) tests of ``level``."""
+    return [row for row in report["tests"]
+            if row["level"] == level and row["outcome"] in ("failed", "error")]
