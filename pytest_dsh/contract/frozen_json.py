@@ -70,7 +70,7 @@ def strict_json(value: Any) -> str:
 # markers cost about as much as the encoding of a small event, and a value that
 # contains itself still ends in RecursionError here, then in the checked
 # encoder's own ValueError above. The encoder keeps no state between calls.
-_FAST_ENCODE: Final = (
+_FAST_ENCODE: Final[Any] = (
     None if c_make_encoder is None
     else c_make_encoder(None, _not_serialisable, encode_basestring, None, ":", ",",
                         False, False, False)
