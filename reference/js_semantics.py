@@ -26,6 +26,7 @@ __all__ = [
     "MAX_SAFE_INTEGER",
     "is_safe_integer",
     "js_string",
+    "js_string_literal",
     "js_trim",
     "number_to_string",
     "to_js_json",
@@ -112,9 +113,13 @@ def to_js_json(value: object) -> str:
 _NEEDS_ESCAPE = re.compile(r'["\\\x00-\x1f]|[\ud800-\udbff][\udc00-\udfff]|[\ud800-\udfff]')
 
 
-def _js_string_literal(text: str) -> str:
+def js_string_literal(text: str) -> str:
+    """``JSON.stringify(text)`` of a string."""
     # One scan in C; Python runs only for the (rare) characters escaped.
     return f'"{_NEEDS_ESCAPE.sub(_escape_match, text)}"'
+
+
+_js_string_literal = js_string_literal
 
 
 def _escape_match(match: re.Match[str]) -> str:

@@ -167,17 +167,17 @@ class FakeSession:
             raise AppendRejectedError("event type must be a non-empty string")
         if not self.live:
             raise AppendRejectedError(f"session {self.id!r} is not live")
+        events = self._events
         # DSH stores a lossless JSON snapshot: later mutation of the caller's
         # object must not change the log, and non-JSON data is refused here.
         try:
-            event = cast(
-                SessionEvent,
-                frozen_event(type, len(self._events), self._now_ms(), data, envelope),
+            event: SessionEvent = frozen_event(  # type: ignore[assignment]
+                type, len(events), self._now_ms(), data, envelope
             )
         except (TypeError, ValueError, RecursionError) as exc:
             raise AppendRejectedError(f"event data is not JSON: {exc}") from exc
         self._guard(self, event)
-        self._events.append(event)
+        events.append(event)
         gc_shelter.grew()
         return event
 
