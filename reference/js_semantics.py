@@ -95,14 +95,16 @@ def to_js_json(value: object) -> str:
         return _json_number(value)
     if isinstance(value, str):
         return _js_string_literal(value)
-    if isinstance(value, Mapping):
+    if isinstance(value, dict | Mapping):  # dict first: a C check, not the ABC's
         members: list[str] = []
         for key, member in value.items():
             if not isinstance(key, str):
                 raise TypeError(f"JSON object keys must be strings, not {type(key).__name__}")
             members.append(f"{_js_string_literal(key)}:{to_js_json(member)}")
         return "{" + ",".join(members) + "}"
-    if isinstance(value, Sequence) and not isinstance(value, bytes | bytearray):
+    if isinstance(value, list | tuple) or (
+        isinstance(value, Sequence) and not isinstance(value, bytes | bytearray)
+    ):
         return "[" + ",".join(to_js_json(item) for item in value) + "]"
     raise TypeError(f"{type(value).__name__} is not JSON-serialisable")
 
