@@ -73,6 +73,11 @@ class EventsView(Sequence[SessionEvent]):
     def __iter__(self) -> Iterator[SessionEvent]:
         return itertools.islice(self._events, self._length)
 
+    def __reversed__(self) -> Iterator[SessionEvent]:
+        # The list's own reverse iterator, past what was appended after this
+        # view was taken (usually nothing), instead of one __getitem__ per event.
+        return itertools.islice(reversed(self._events), len(self._events) - self._length, None)
+
     def __eq__(self, other: object) -> bool:
         if isinstance(other, (tuple, list, EventsView)):
             return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))

@@ -257,3 +257,18 @@ def test_a_built_event_equals_a_json_round_trip_of_its_fields(host: FakeHost, da
         return True
 
     assert frozen_all_through(event)
+
+
+def test_a_log_view_reads_backwards_as_a_list_would(host: FakeHost) -> None:
+    # reversed() of the view walks the list's own reverse iterator, skipping
+    # what was appended after the view was taken.
+    agent = host.create_agent()
+    assert list(reversed(agent.session.log)) == []
+    for n in range(4):
+        agent.session.append("note", {"n": n})
+    view = agent.session.log
+    backwards = reversed(view)
+    agent.session.append("note", {"n": 4})
+    assert [event["data"]["n"] for event in backwards] == [3, 2, 1, 0]
+    assert list(reversed(view)) == list(view)[::-1]
+    assert [event["data"]["n"] for event in reversed(agent.session.log)] == [4, 3, 2, 1, 0]
