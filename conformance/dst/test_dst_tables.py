@@ -96,7 +96,7 @@ class _Outcome(NamedTuple):
 
 class _Problems(NamedTuple):
     """A zone's disagreements at each level. Each create is judged as it is
-    replayed, so a replay keeps only what disagreed: a full table has 246,708
+    replayed, so a replay keeps only what disagreed: a full table has 82,236
     creates, and keeping every outcome (its tool value included) until both
     levels had read it made each full garbage collection walk them all."""
 
