@@ -26,6 +26,7 @@ __all__ = [
     "MAX_SAFE_INTEGER",
     "is_safe_integer",
     "js_string",
+    "js_string_literal",
     "js_trim",
     "number_to_string",
     "to_js_json",
@@ -94,14 +95,16 @@ def to_js_json(value: object) -> str:
         return _json_number(value)
     if isinstance(value, str):
         return _js_string_literal(value)
-    if isinstance(value, Mapping):
+    if isinstance(value, dict | Mapping):  # dict first: a C check, not the ABC's
         members: list[str] = []
         for key, member in value.items():
             if not isinstance(key, str):
                 raise TypeError(f"JSON object keys must be strings, not {type(key).__name__}")
             members.append(f"{_js_string_literal(key)}:{to_js_json(member)}")
         return "{" + ",".join(members) + "}"
-    if isinstance(value, Sequence) and not isinstance(value, bytes | bytearray):
+    if isinstance(value, list | tuple) or (
+        isinstance(value, Sequence) and not isinstance(value, bytes | bytearray)
+    ):
         return "[" + ",".join(to_js_json(item) for item in value) + "]"
     raise TypeError(f"{type(value).__name__} is not JSON-serialisable")
 
@@ -112,9 +115,13 @@ def to_js_json(value: object) -> str:
 _NEEDS_ESCAPE = re.compile(r'["\\\x00-\x1f]|[\ud800-\udbff][\udc00-\udfff]|[\ud800-\udfff]')
 
 
-def _js_string_literal(text: str) -> str:
+def js_string_literal(text: str) -> str:
+    """``JSON.stringify(text)`` of a string."""
     # One scan in C; Python runs only for the (rare) characters escaped.
     return f'"{_NEEDS_ESCAPE.sub(_escape_match, text)}"'
+
+
+_js_string_literal = js_string_literal
 
 
 def _escape_match(match: re.Match[str]) -> str:

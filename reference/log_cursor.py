@@ -46,7 +46,7 @@ def event_fingerprint(event: object) -> int:
 
 
 def _seq(event: object) -> object:
-    if isinstance(event, Mapping):
+    if isinstance(event, dict | Mapping):  # dict first: a C check, not the ABC's
         return event.get("seq")
     return getattr(event, "seq", None)
 

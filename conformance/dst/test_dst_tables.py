@@ -82,7 +82,7 @@ def _cases(zone: str, rows: list[dict[str, Any]]) -> Iterator[tuple[str, dict[st
 
 
 class _Outcome(NamedTuple):
-    """What one create of the replay showed, kept small (a full table has 246,708)."""
+    """What one create of the replay showed (judged at once: see :class:`_Problems`)."""
 
     label: str
     case: dict[str, Any]
@@ -94,10 +94,20 @@ class _Outcome(NamedTuple):
     scheduled_at: object
 
 
-def _replay(dsh_host_factory, zone: str, cases: list[tuple[str, dict[str, Any]]]) -> list[_Outcome]:
+class _Problems(NamedTuple):
+    """A zone's disagreements at each level. Each create is judged as it is
+    replayed, so a replay keeps only what disagreed: a full table has 82,236
+    creates, and keeping every outcome (its tool value included) until both
+    levels had read it made each full garbage collection walk them all."""
+
+    readme: list[str]
+    pinned: list[str]
+
+
+def _replay(dsh_host_factory, zone: str, cases: list[tuple[str, dict[str, Any]]]) -> _Problems:
     host = dsh_host_factory(start_ms=_epoch_ms(_index()["replay_now"]))
     host.load_plugin("schedule")
-    outcomes: list[_Outcome] = []
+    problems = _Problems([], [])
     agent = None
     seen = 0  # events of the agent already read: each case reads only its own
     for number, (label, case) in enumerate(cases):
@@ -111,17 +121,21 @@ def _replay(dsh_host_factory, zone: str, cases: list[tuple[str, dict[str, Any]]]
         seen += len(new)
         appended = schedule_changes(new)
         fields = value if isinstance(value, dict) else {}
-        outcomes.append(_Outcome(
+        judged = _Outcome(
             label, case, frozenset(rejection_codes(value)), len(appended),
             frozenset(ms for change in appended for ms in instants_in(change)),
-            fields.get("code", value), fields.get("scheduledAt", value)))
-    return outcomes
+            fields.get("code", value), fields.get("scheduledAt", value))
+        for found, kept in ((_readme_problem(judged), problems.readme),
+                            (_pinned_problem(judged), problems.pinned)):
+            if found is not None:
+                kept.append(found)
+    return problems
 
 
-_REPLAYS: dict[tuple[str, str, bool], list[_Outcome]] = {}
+_REPLAYS: dict[tuple[str, str, bool], _Problems] = {}
 
 
-def _outcomes(dsh_host_factory, request, zone: str) -> list[_Outcome]:
+def _problems(dsh_host_factory, request, zone: str) -> _Problems:
     """The zone's replay, run once per session for both levels (it is deterministic)."""
     full = request.config.getoption("dsh_dst_table") == "full"
     key = (str(request.config.getoption("dsh_impl")), zone, full)
@@ -161,8 +175,7 @@ def _pinned_problem(outcome: _Outcome) -> str | None:
 @pytest.mark.spec("SCH-015", "SCH-027", "SCH-028", "SCH-029", "SCH-030")
 @pytest.mark.parametrize("zone", _zone_names())
 def test_dst_table_zone(zone: str, dsh_host_factory, request) -> None:
-    outcomes = _outcomes(dsh_host_factory, request, zone)
-    problems = [p for p in map(_readme_problem, outcomes) if p is not None]
+    problems = _problems(dsh_host_factory, request, zone).readme
     assert problems == [], readme(
         "SCH-027..SCH-030", f"every local time of the {zone} transition table to resolve to its "
         f"first instant or be rejected as a gap; {len(problems)} disagreements:\n"
@@ -173,8 +186,7 @@ def test_dst_table_zone(zone: str, dsh_host_factory, request) -> None:
 @pytest.mark.spec("SCH-028", "SCH-029", "SCH-030")
 @pytest.mark.parametrize("zone", _zone_names())
 def test_dst_table_zone_official_values(zone: str, dsh_host_factory, request) -> None:
-    outcomes = _outcomes(dsh_host_factory, request, zone)
-    problems = [p for p in map(_pinned_problem, outcomes) if p is not None]
+    problems = _problems(dsh_host_factory, request, zone).pinned
     assert problems == [], pinned(
         "SCH-CODE-MAPPING, SCH-INSTANT-TEXT", f"every gap of the {zone} table to answer its "
         f"official code and every resolved time its official scheduledAt text; "

@@ -55,11 +55,26 @@ def strict_json(value: Any) -> str:
     ``RecursionError`` when it is not JSON (NaN and infinities included)."""
     if c_make_encoder is None:  # pragma: no cover - CPython always has it
         return _ENCODER.encode(value)
+    try:
+        return "".join(_FAST_ENCODE(value, 0))
+    except RecursionError:
+        pass  # too deep, or a value that contains itself: the checked encoder says which
     # What JSONEncoder.encode does, without its two Python layers: one C
     # encoder per call (its ``markers`` catch a value that contains itself).
     encode = c_make_encoder({}, _not_serialisable, encode_basestring, None, ":", ",",
                             False, False, False)
     return "".join(encode(value, 0))
+
+
+# One C encoder without circular-reference markers, shared by every call: the
+# markers cost about as much as the encoding of a small event, and a value that
+# contains itself still ends in RecursionError here, then in the checked
+# encoder's own ValueError above. The encoder keeps no state between calls.
+_FAST_ENCODE: Final[Any] = (
+    None if c_make_encoder is None
+    else c_make_encoder(None, _not_serialisable, encode_basestring, None, ":", ",",
+                        False, False, False)
+)
 
 
 def _number_text(number: Any) -> str:
@@ -185,16 +200,23 @@ def _freeze_plain(value: Any) -> Any:
     if kind is FrozenDict or kind is FrozenList or kind is FrozenEvent:
         return value  # already immutable: shared, not copied
     if kind is dict:
-        items = {}
+        # Copied in C first; only non-scalar members are then replaced by
+        # their frozen copies (most members of an event are scalars).
+        frozen = _new_dict(FrozenDict)
+        _fill_dict(frozen, value)
         for key, item in value.items():
             if type(key) is not str:
                 raise _NotPlain  # JSON turns the key into text
-            items[key] = item if type(item) in _SCALARS else _freeze_plain(item)
-        return _frozen_dict(items)
+            if type(item) not in _SCALARS:
+                _set_item(frozen, key, _freeze_plain(item))
+        return frozen
     if kind is list or kind is tuple:
         return _frozen_list([item if type(item) in _SCALARS else _freeze_plain(item)
                              for item in value])
     raise _NotPlain
+
+
+_set_item: Final = dict.__setitem__
 
 
 def _freeze_loaded(value: Any) -> Any:
@@ -228,18 +250,19 @@ def frozen_event(
     JSON text. ``data`` must be JSON (``TypeError``/``ValueError``/
     ``RecursionError`` otherwise). An envelope value that is not JSON is kept
     as a (deep) copy, without text: the store's own encoding then decides."""
-    fields: dict[str, Any] = {"type": type, "seq": seq, "time": time, "data": data}
-    fields.update(envelope)
+    event = _new_dict(FrozenEvent)
+    _fill_dict(event, {"type": type, "seq": seq, "time": time, "data": data})
+    if envelope:
+        _fill_dict(event, envelope)
     try:
-        # The common case: one C encoding of the whole event, one walk.
-        text = strict_json(fields)
-        for key, value in fields.items():
+        # The common case: one C encoding of the whole event, then the event
+        # itself (a copy made in C) gets frozen copies of its non-scalar values.
+        text = strict_json(event)
+        for key, value in event.items():
             if _type_of(value) not in _SCALARS:  # `type` is the event's type here
-                fields[key] = _freeze_plain(value)
+                _set_item(event, key, _freeze_plain(value))
     except (TypeError, ValueError, RecursionError, _NotPlain):
         return _frozen_event_by_parts(type, seq, time, data, envelope)
-    event = _new_dict(FrozenEvent)
-    _fill_dict(event, fields)
     _TEXT_SLOT.__set__(event, text)
     return event
 

@@ -98,6 +98,8 @@ class DurableStore:
         stored = self._sessions.get(header["id"])
         if stored is not None and stored.source is header and len(stored.events) <= len(events):
             kept = len(stored.events)
+            if kept == len(events):
+                return  # the same read-only header, nothing new: already durable
         else:
             header_text = _encode(header)
             if stored is None or len(stored.events) > len(events) or stored.header != header_text:

@@ -73,6 +73,11 @@ class EventsView(Sequence[SessionEvent]):
     def __iter__(self) -> Iterator[SessionEvent]:
         return itertools.islice(self._events, self._length)
 
+    def __reversed__(self) -> Iterator[SessionEvent]:
+        # The list's own reverse iterator, past what was appended after this
+        # view was taken (usually nothing), instead of one __getitem__ per event.
+        return itertools.islice(reversed(self._events), len(self._events) - self._length, None)
+
     def __eq__(self, other: object) -> bool:
         if isinstance(other, (tuple, list, EventsView)):
             return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
@@ -167,17 +172,17 @@ class FakeSession:
             raise AppendRejectedError("event type must be a non-empty string")
         if not self.live:
             raise AppendRejectedError(f"session {self.id!r} is not live")
+        events = self._events
         # DSH stores a lossless JSON snapshot: later mutation of the caller's
         # object must not change the log, and non-JSON data is refused here.
         try:
-            event = cast(
-                SessionEvent,
-                frozen_event(type, len(self._events), self._now_ms(), data, envelope),
+            event: SessionEvent = frozen_event(  # type: ignore[assignment]
+                type, len(events), self._now_ms(), data, envelope
             )
         except (TypeError, ValueError, RecursionError) as exc:
             raise AppendRejectedError(f"event data is not JSON: {exc}") from exc
         self._guard(self, event)
-        self._events.append(event)
+        events.append(event)
         gc_shelter.grew()
         return event
 

@@ -22,7 +22,13 @@ import pytest
 
 from pytest_dsh import FakeHost
 from pytest_dsh.contract import AppendRejectedError
-from pytest_dsh.contract.frozen_json import FrozenDict, FrozenList, event_text, freeze
+from pytest_dsh.contract.frozen_json import (
+    FrozenDict,
+    FrozenList,
+    event_text,
+    freeze,
+    strict_json,
+)
 from pytest_dsh.fake_host.session import LogWithCandidate
 
 
@@ -206,3 +212,63 @@ def test_the_log_with_a_candidate_reads_like_a_list(index: Any) -> None:
     assert len(view) == 4
     with pytest.raises(IndexError):
         view[4]
+
+
+def test_data_that_contains_itself_is_refused_as_circular(host: FakeHost) -> None:
+    # The fast encoder keeps no circular-reference markers: a value that
+    # contains itself must still be refused with json's own reason.
+    agent = host.create_agent()
+    looped: dict[str, Any] = {"n": 1}
+    looped["self"] = looped
+    with pytest.raises(AppendRejectedError, match="Circular reference detected"):
+        agent.session.append("note", {"loop": looped})
+    assert len(agent.session.events) == 0
+    with pytest.raises(ValueError, match="Circular reference detected"):
+        strict_json([looped])
+
+
+@pytest.mark.parametrize(
+    "value",
+    [None, True, 0, -1.5, 2**70, "é\u2028\"\\\n", [], {}, [1, [2, [3]]],
+     {"a": {"b": [None, False, {"c": "d"}]}, "e": (1, 2)}, {1: "one", None: "n", 2.5: "x"}],
+)
+def test_strict_json_gives_what_json_dumps_gives(value: Any) -> None:
+    assert strict_json(value) == json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+@pytest.mark.parametrize(
+    "data",
+    [{"turn": 1, "step": 2}, {"content": [{"type": "text", "text": "x"}], "source": {"k": "v"}},
+     [1, {"a": [2, {"b": ()}]}], "text", 3, None, {"t": (1, (2, 3))}],
+)
+def test_a_built_event_equals_a_json_round_trip_of_its_fields(host: FakeHost, data: Any) -> None:
+    agent = host.create_agent()
+    event = agent.session.append("note", data, surfaceOp="append")
+    fields = {"type": "note", "seq": 0, "time": event["time"], "data": data, "surfaceOp": "append"}
+    text = json.dumps(fields, ensure_ascii=False, separators=(",", ":"))
+    assert event_text(event) == text
+    assert event == json.loads(text)
+
+    def frozen_all_through(value: Any) -> bool:
+        if isinstance(value, dict):
+            return isinstance(value, FrozenDict) and all(map(frozen_all_through, value.values()))
+        if isinstance(value, list):
+            return isinstance(value, FrozenList) and all(map(frozen_all_through, value))
+        return True
+
+    assert frozen_all_through(event)
+
+
+def test_a_log_view_reads_backwards_as_a_list_would(host: FakeHost) -> None:
+    # reversed() of the view walks the list's own reverse iterator, skipping
+    # what was appended after the view was taken.
+    agent = host.create_agent()
+    assert list(reversed(agent.session.log)) == []
+    for n in range(4):
+        agent.session.append("note", {"n": n})
+    view = agent.session.log
+    backwards = reversed(view)
+    agent.session.append("note", {"n": 4})
+    assert [event["data"]["n"] for event in backwards] == [3, 2, 1, 0]
+    assert list(reversed(view)) == list(view)[::-1]
+    assert [event["data"]["n"] for event in reversed(agent.session.log)] == [4, 3, 2, 1, 0]

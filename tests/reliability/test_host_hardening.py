@@ -16,6 +16,7 @@ import pytest
 
 from dsh_conformance.schedule.session_logs import tool_result
 from dsh_reference.implementation import IMPLEMENTATION as REFERENCE
+from pytest_dsh.contract.frozen_json import freeze_event
 from pytest_dsh.driving.api import HostDriver
 from pytest_dsh.driving.json_limits import MAX_JSON_DEPTH
 from pytest_dsh.driving.replies import ModelReply, ToolRequest, reply_text
@@ -221,3 +222,22 @@ def test_the_fake_host_logs_a_call_too_deep_for_its_log_with_empty_arguments(dep
         assert host.durable_events("deep") == agent.events()
     finally:
         host.close()
+
+
+def test_repeated_and_incremental_persists_store_what_one_full_persist_stores():
+    # A flush with nothing new returns at once: what is durable must be what a
+    # fresh store holds after persisting the same log in one go.
+    header = freeze_event({"id": "s", "cwd": "/"})
+    log = [freeze_event({"type": "x", "seq": seq, "time": seq, "data": {"n": [seq]}})
+           for seq in range(5)]
+    incremental = DurableStore()
+    for length in (0, 0, 2, 2, 2, 5, 5):
+        incremental.persist(header, log[:length])
+    full = DurableStore()
+    full.persist(header, log)
+    assert incremental.load("s") == full.load("s")
+    # Another header object with the same id is still compared, not trusted.
+    renamed = freeze_event({"id": "s", "cwd": "/elsewhere"})
+    incremental.persist(renamed, log)
+    assert incremental.load("s")[0] == {"id": "s", "cwd": "/elsewhere"}
+    assert incremental.load("s")[1] == full.load("s")[1]

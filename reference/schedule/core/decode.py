@@ -59,8 +59,9 @@ def decode_schedule_change_instant(value: object) -> tuple[ScheduleChange, int |
     """:func:`decode_schedule_change`, plus the epoch ms of the instant the
     change carries (a create's ``scheduledAt``, an every dispatch's
     ``acceptedAt``; ``None`` otherwise), so a fold parses each instant once."""
-    # type() fast paths: JSON-decoded payloads are plain dicts and ints.
-    if type(value) is not dict and not isinstance(value, Mapping):
+    # Fast paths: JSON-decoded payloads are dicts (a host's read-only ones
+    # subclass dict) and ints; dict is a C check, Mapping the ABC's.
+    if not isinstance(value, dict | Mapping):
         raise ScheduleLogError("schedule/change payload must be an object")
     version = value.get("version")
     if not (type(version) is int and version == 1) and not (
@@ -120,7 +121,7 @@ def decode_schedule_record(value: object) -> ScheduleRecord:
 
 def decode_schedule_record_instant(value: object) -> tuple[ScheduleRecord, int]:
     """:func:`decode_schedule_record`, plus the epoch ms of its ``scheduledAt``."""
-    if not isinstance(value, Mapping):
+    if not isinstance(value, dict | Mapping):
         raise ScheduleLogError("schedule record must be an object")
     kind = value.get("kind")
     keys = value.keys()

@@ -65,7 +65,7 @@ class FoldedSchedule:
 
 def event_field(event: object, name: str) -> object:
     """Read ``type`` or ``data`` from an event given as a mapping or an object with attributes."""
-    if isinstance(event, Mapping):
+    if isinstance(event, dict | Mapping):  # dict first: a C check, not the ABC's
         return event.get(name)
     return getattr(event, name, None)
 
@@ -98,7 +98,9 @@ class ScheduleFold:
     def apply(self, event: object, *, commit: bool = True) -> None:
         """Fold one event (events of other types are skipped unread). With
         ``commit=False`` only check that it would fold, changing nothing."""
-        if type(event) is dict:  # the common case, without the Mapping ABC check
+        # The common case (a host's read-only events subclass dict), without
+        # the Mapping ABC check.
+        if isinstance(event, dict):
             if event.get("type") != _CHANGE:
                 return
             data = event.get("data")

@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from dsh_reference.js_semantics import js_string_literal
+
 from .js_semantics import to_js_json
 from .protocol import EveryRecord, OneShotRecord
 
@@ -57,14 +59,31 @@ def render_reminder_framing(record: OneShotRecord) -> str:
 
 def render_every_batch_framing(reminders: Sequence[BatchReminder]) -> str:
     """Framing for one batch of due every records, in the given (batch) order."""
-    items = [
-        {
-            "schedule_id": reminder.record["id"],
-            "occurrence_at": reminder.occurrence_at,
-            "reminder_prompt": reminder.record["prompt"],
-        }
-        for reminder in reminders
-    ]
     return "\n".join(
-        (BATCH_FRAMING_HEADER, _BATCH_INSTRUCTION, f"reminders_json: {to_js_json(items)}")
+        (BATCH_FRAMING_HEADER, _BATCH_INSTRUCTION, f"reminders_json: {_reminders_json(reminders)}")
     )
+
+
+def _reminders_json(reminders: Sequence[BatchReminder]) -> str:
+    # ``to_js_json`` of the items, written directly when every field is a
+    # string (what a folded record holds): one delivery per wake-up renders it.
+    parts = []
+    for reminder in reminders:
+        schedule_id, prompt = reminder.record["id"], reminder.record["prompt"]
+        occurrence_at = reminder.occurrence_at
+        if not (type(schedule_id) is str and type(prompt) is str and type(occurrence_at) is str):
+            return to_js_json([_item(reminder) for reminder in reminders])
+        parts.append(
+            f'{{"schedule_id":{js_string_literal(schedule_id)},'
+            f'"occurrence_at":{js_string_literal(occurrence_at)},'
+            f'"reminder_prompt":{js_string_literal(prompt)}}}'
+        )
+    return "[" + ",".join(parts) + "]"
+
+
+def _item(reminder: BatchReminder) -> dict[str, object]:
+    return {
+        "schedule_id": reminder.record["id"],
+        "occurrence_at": reminder.occurrence_at,
+        "reminder_prompt": reminder.record["prompt"],
+    }

@@ -68,6 +68,10 @@ def format_iso_ms(epoch_ms: int) -> str:
 
     Raises :class:`ValueError` for anything else, including non-integers.
     """
+    global _last_formatted
+    last = _last_formatted  # one read: a (ms, text) pair is replaced whole
+    if type(epoch_ms) is int and epoch_ms == last[0]:
+        return last[1]
     if not is_safe_integer(epoch_ms) or not MIN_EPOCH_MS <= epoch_ms <= MAX_EPOCH_MS:
         raise ValueError(f"{epoch_ms!r} is not a four-digit-year epoch millisecond instant")
     days, ms_of_day = divmod(int(epoch_ms), _MS_PER_DAY)
@@ -77,7 +81,15 @@ def format_iso_ms(epoch_ms: int) -> str:
     seconds_of_day, millisecond = divmod(ms_of_day, 1000)
     minutes_of_day, second = divmod(seconds_of_day, 60)
     hour, minute = divmod(minutes_of_day, 60)
-    return f"{day_text}T{hour:02d}:{minute:02d}:{second:02d}.{millisecond:03d}Z"
+    text = f"{day_text}T{hour:02d}:{minute:02d}:{second:02d}.{millisecond:03d}Z"
+    if type(epoch_ms) is int:
+        _last_formatted = (epoch_ms, text)
+    return text
+
+
+# The last instant formatted: a delivery formats the same instants more than
+# once (the owner decides before its claim and again inside it, at one time).
+_last_formatted: tuple[int | None, str] = (None, "")
 
 
 # The date part of each day formatted: consecutive instants (a reminder's

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
+
+from dsh_reference.js_semantics import to_js_json
 from dsh_reference.schedule.core import (
     BatchReminder,
     render_every_batch_framing,
@@ -91,3 +94,34 @@ def test_batch_framing_escapes_prompts_inside_the_array():
 
 def test_an_empty_batch_renders_an_empty_array():
     assert render_every_batch_framing([]).endswith("\nreminders_json: []")
+
+
+def _items_json(reminders):
+    return to_js_json([
+        {"schedule_id": r.record["id"], "occurrence_at": r.occurrence_at,
+         "reminder_prompt": r.record["prompt"]}
+        for r in reminders
+    ])
+
+
+@pytest.mark.parametrize(
+    "prompts",
+    [["plain"], ["", "é"], ['q"\\\n\r\t\b\f\x00\x1f\x7f'], ["\u2028\u2029"],
+     ["\ud83d\ude00 pair", "lone \ud800 high", "lone \udfff low", "\udc00\ud800 reversed"],
+     ["a", "b", "c", "d"]],
+)
+def test_the_batch_json_is_to_js_json_of_its_items(prompts):
+    # The batch is written directly when every field is a string: it must be
+    # what to_js_json (JSON.stringify) gives for the same items.
+    reminders = [
+        BatchReminder(every(f"schedule-{i}\u0001", prompt), "2026-01-01T00:15:00.000Z")
+        for i, prompt in enumerate(prompts)
+    ]
+    text = render_every_batch_framing(reminders)
+    assert text.split("\n")[2] == f"reminders_json: {_items_json(reminders)}"
+
+
+def test_a_batch_with_a_field_that_is_not_a_string_falls_back_to_to_js_json():
+    reminders = [BatchReminder(every("a", "p"), "2026-01-01T00:15:00.000Z"),
+                 BatchReminder(every("b", 7), "2026-01-01T00:20:00.000Z")]
+    assert render_every_batch_framing(reminders).endswith(_items_json(reminders))

@@ -144,3 +144,27 @@ def test_format_equals_datetime_isoformat_with_the_day_cache_warm(instants):
             datetime.datetime(1970, 1, 1) + datetime.timedelta(milliseconds=epoch_ms)
         ).isoformat(timespec="milliseconds") + "Z"
         assert format_iso_ms(epoch_ms) == expected
+
+
+@given(st.lists(st.integers(MIN_EPOCH_MS - 2, MAX_EPOCH_MS + 2), min_size=1, max_size=6))
+def test_format_repeated_and_alternating_instants_as_datetime_does(instants):
+    # Pins the cache of the last instant formatted: each value formatted twice in
+    # a row, then the list again, gives datetime's text or the same ValueError.
+    for epoch_ms in [ms for ms in instants for _ in range(2)] + instants:
+        if not MIN_EPOCH_MS <= epoch_ms <= MAX_EPOCH_MS:
+            with pytest.raises(ValueError, match="four-digit-year"):
+                format_iso_ms(epoch_ms)
+            continue
+        expected = (
+            datetime.datetime(1970, 1, 1) + datetime.timedelta(milliseconds=epoch_ms)
+        ).isoformat(timespec="milliseconds") + "Z"
+        assert format_iso_ms(epoch_ms) == expected
+
+
+def test_the_last_instant_formatted_is_not_reused_for_a_bool_or_a_float():
+    assert format_iso_ms(1) == "1970-01-01T00:00:00.001Z"
+    with pytest.raises(ValueError):
+        format_iso_ms(True)  # type: ignore[arg-type]
+    assert format_iso_ms(1.0) == "1970-01-01T00:00:00.001Z"  # type: ignore[arg-type]
+    assert format_iso_ms(2.0) == "1970-01-01T00:00:00.002Z"  # type: ignore[arg-type]
+    assert format_iso_ms(2) == "1970-01-01T00:00:00.002Z"
