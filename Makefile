@@ -13,7 +13,7 @@ STAMP  := $(VENV)/.installed
 REPORTS := reports
 
 # pytest caches its assertion-rewritten modules as bytecode; an environment
-# that forbids bytecode makes every run rewrite the suite again (about 1.7 s).
+# that forbids bytecode makes every run rewrite the suite again (about 2 s of CPU).
 unexport PYTHONDONTWRITEBYTECODE
 
 # pytest exits 5 when it collected nothing: scripts/pytest-strict makes that fail.
