@@ -586,20 +586,32 @@ def _set_aside(folder: Path, label: str) -> None:
         shutil.rmtree(aside, ignore_errors=True)
 
 
-def _in_use(folder: Path) -> bool:
+def _lock_if_unused(folder: Path) -> IO[bytes] | None:
+    """``folder``'s in-use file, open and locked exclusively, when no process
+    uses the install (closing it lets runs pin it again); None when one does,
+    or when the platform cannot tell (no ``fcntl``). ``OSError`` when the file
+    cannot be opened: each caller decides what that means."""
     try:
         import fcntl
     except ImportError:  # pragma: no cover - Windows: no way to know, keep it
-        return True
+        return None
+    handle = _open_kit_file(folder / IN_USE)
     try:
-        handle = _open_kit_file(folder / IN_USE)
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        handle.close()
+        return None
+    return handle
+
+
+def _in_use(folder: Path) -> bool:
+    try:
+        handle = _lock_if_unused(folder)
     except OSError:
         return False
-    with handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            return True
+    if handle is None:
+        return True
+    handle.close()
     return False
 
 

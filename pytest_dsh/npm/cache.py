@@ -37,8 +37,8 @@ from pytest_dsh.npm._install import (
     MANIFEST,
     RUNTIMES,
     STAGING,
+    _lock_if_unused,
     _locked,
-    _open_kit_file,
     _read_manifest,
     _store_files,
     clean_stale_staging,
@@ -112,20 +112,15 @@ def _frees(folder: Path) -> int:
 
 
 def _in_use(folder: Path) -> bool:
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - Windows: no way to know, keep it
-        return True
     if not (folder / IN_USE).is_file():
         return False
     try:
-        with _open_kit_file(folder / IN_USE) as handle:
-            try:
-                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
-                return True
+        handle = _lock_if_unused(folder)
     except OSError:
+        return True  # unreadable: never report it free
+    if handle is None:
         return True
+    handle.close()
     return False
 
 
@@ -202,18 +197,12 @@ def _remove(root: Path, folder: Path) -> bool:
     (so a process about to pin it finds it gone and installs it anew), then
     deleted. False when a process uses it."""
     try:
-        import fcntl
-    except ImportError:  # pragma: no cover - Windows: no way to know, keep it
-        return False
-    try:
-        handle = _open_kit_file(folder / IN_USE)
+        handle = _lock_if_unused(folder)
     except OSError:
         return False
+    if handle is None:
+        return False
     with handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            return False
         aside = root / STAGING / f"{folder.name}.pruned.{secrets.token_hex(4)}"
         aside.parent.mkdir(parents=True, exist_ok=True)
         try:
