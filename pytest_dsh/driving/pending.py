@@ -11,14 +11,16 @@ finish later, for example after a hung flush is released).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal, Protocol, TypeVar
+from typing import Literal, Protocol, TypeVar, final
 
 from pytest_dsh.driving.tool_outcomes import ToolOutcome
 
 __all__ = [
     "AgentCounters",
     "BusyHold",
+    "BusyHoldHandle",
     "MaintenanceHold",
     "Pending",
     "PendingPreStep",
@@ -86,6 +88,31 @@ class BusyHold(Protocol):
     def release(self) -> None:
         """The agent is no longer busy: pending idle waits resolve, a queued
         follow-up opens its turn; then run until idle."""
+
+
+@final
+class BusyHoldHandle:
+    """A :class:`BusyHold` for either host: ``release`` ends the hold once (the
+    host's own call), ``settle`` runs after every release (the host's run
+    until idle, where the release call does not already end with one)."""
+
+    def __init__(
+        self, release: Callable[[], None], settle: Callable[[], None] | None = None
+    ) -> None:
+        self._release = release
+        self._settle = settle
+        self._released = False
+
+    @property
+    def released(self) -> bool:
+        return self._released
+
+    def release(self) -> None:
+        if not self._released:
+            self._released = True
+            self._release()
+        if self._settle is not None:
+            self._settle()
 
 
 @dataclass(frozen=True, slots=True)

@@ -48,6 +48,7 @@ from pytest_dsh.driving.faults import Durability, FaultPlan, FlushRecord
 from pytest_dsh.driving.json_limits import json_copy
 from pytest_dsh.driving.pending import (
     AgentCounters,
+    BusyHoldHandle,
     PreStepOutcome,
 )
 from pytest_dsh.driving.replies import ModelReply
@@ -179,23 +180,6 @@ class _HeldMaintenance:
     def release(self) -> None:
         if not self._gate.done():
             self._gate.set_result(None)
-        self._host.run_until_idle()
-
-
-class _HeldBusy:
-    def __init__(self, host: FakeHost, agent: FakeAgent) -> None:
-        self._host = host
-        self._agent = agent
-        self._released = False
-
-    @property
-    def released(self) -> bool:
-        return self._released
-
-    def release(self) -> None:
-        if not self._released:
-            self._released = True
-            self._agent.release_busy()
         self._host.run_until_idle()
 
 
@@ -399,10 +383,10 @@ class PythonAgentDriver:
     def queued_followups(self) -> list[str]:
         return self.agent.queued_followups()
 
-    def hold_busy(self) -> _HeldBusy:
+    def hold_busy(self) -> BusyHoldHandle:
         self.agent.hold_busy()
         self._host.run_until_idle()
-        return _HeldBusy(self._host.host, self.agent)
+        return BusyHoldHandle(self.agent.release_busy, self._host.host.run_until_idle)
 
     def counters(self) -> AgentCounters:
         return self.agent.counters()

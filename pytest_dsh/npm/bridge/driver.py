@@ -47,7 +47,7 @@ from pytest_dsh.driving.api import (
 from pytest_dsh.driving.faults import FaultPlan, FlushRecord
 from pytest_dsh.driving.json_limits import json_value_problem
 from pytest_dsh.driving.jsonl_root import lock_root, unlock_root
-from pytest_dsh.driving.pending import AgentCounters, PreStepOutcome
+from pytest_dsh.driving.pending import AgentCounters, BusyHoldHandle, PreStepOutcome
 from pytest_dsh.driving.replies import ModelReply
 from pytest_dsh.driving.seams import PLUGIN_INTERNAL, check_seam
 from pytest_dsh.driving.tool_outcomes import (
@@ -192,21 +192,6 @@ class _BridgePending:
 
     def release(self) -> None:
         self._host._call("release_pending", pending=self._id)
-
-
-class _BridgeBusyHold:
-    def __init__(self, agent: BridgeAgentDriver) -> None:
-        self._agent = agent
-        self._released = False
-
-    @property
-    def released(self) -> bool:
-        return self._released
-
-    def release(self) -> None:
-        if not self._released:
-            self._released = True
-            self._agent._call("release_busy")
 
 
 class _BridgeToolCall(_BridgePending):
@@ -386,9 +371,10 @@ class BridgeAgentDriver:
     def queued_followups(self) -> list[str]:
         return [str(text) for text in self._call("queued_followups")]
 
-    def hold_busy(self) -> _BridgeBusyHold:
+    def hold_busy(self) -> BusyHoldHandle:
         self._call("hold_busy")
-        return _BridgeBusyHold(self)
+        # The bridge's release_busy runs until idle before it answers.
+        return BusyHoldHandle(lambda: self._call("release_busy"))
 
     def counters(self) -> AgentCounters:
         return AgentCounters(**self._call("counters"))
