@@ -17,7 +17,6 @@ report.
 
 from __future__ import annotations
 
-import pathlib
 from collections import Counter
 from typing import Any
 
@@ -26,7 +25,6 @@ import pytest
 # Runs the whole suite in another process: more than the default budget.
 pytestmark = pytest.mark.dsh_wall_budget(900)
 
-HERE = pathlib.Path(__file__).parent
 
 #: The pins that carry what the variant changes (never imported from the
 #: variant: importing it patches the reference in this process).

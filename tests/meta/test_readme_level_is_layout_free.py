@@ -12,7 +12,6 @@ where it is imported); the verdicts and pins are read from the JSON report.
 
 from __future__ import annotations
 
-import pathlib
 from collections import Counter
 from typing import Any
 
@@ -21,7 +20,6 @@ import pytest
 # Runs the whole suite in another process: more than the default budget.
 pytestmark = pytest.mark.dsh_wall_budget(900)
 
-HERE = pathlib.Path(__file__).parent
 
 #: The pins that carry what the variant changes; a compat failure must name each.
 DIFFERING_PINS = frozenset({

@@ -9,16 +9,9 @@ is imported), and compare what they observe.
 
 from __future__ import annotations
 
-import json
-import os
-import pathlib
-import subprocess
-import sys
 from typing import Any
 
 import pytest
-
-HERE = pathlib.Path(__file__).parent
 
 # The same calls for both builds; prints one JSON object of observations.
 _PROBE = r"""
@@ -85,24 +78,14 @@ print(json.dumps(seen))
 """
 
 
-def _observe(module: str) -> dict[str, Any]:
-    env = {**os.environ,
-           "PYTHONPATH": os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")]))}
-    done = subprocess.run([sys.executable, "-c", _PROBE, module], capture_output=True, text=True,
-                          check=False, env=env, cwd=HERE)
-    assert done.returncode == 0, done.stderr[-4000:]
-    observed: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
-    return observed
+@pytest.fixture(scope="module")
+def reference(variant_runs: Any) -> dict[str, Any]:
+    return variant_runs.observe(_PROBE, "dsh_reference.implementation")
 
 
 @pytest.fixture(scope="module")
-def reference() -> dict[str, Any]:
-    return _observe("dsh_reference.implementation")
-
-
-@pytest.fixture(scope="module")
-def variant() -> dict[str, Any]:
-    return _observe("relayout_impl")
+def variant(variant_runs: Any) -> dict[str, Any]:
+    return variant_runs.observe(_PROBE, "relayout_impl")
 
 
 def test_the_create_payload_has_another_layout(reference, variant):

@@ -1,6 +1,6 @@
-"""One whole-suite run of a variant implementation of tests/meta, in its own
-process (a variant patches the reference where it is imported), read back
-from its JSON report."""
+"""Runs of a variant implementation of tests/meta, each in its own process (a
+variant patches the reference where it is imported): a probe script's
+observations, or one whole-suite run read back from its JSON report."""
 
 from __future__ import annotations
 
@@ -14,10 +14,25 @@ from typing import Any
 HERE = pathlib.Path(__file__).parent
 
 
+def _env() -> dict[str, str]:
+    """The environment with this folder on the path, so a variant imports."""
+    return {**os.environ,
+            "PYTHONPATH": os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")]))}
+
+
+def observe(probe: str, module: str) -> dict[str, Any]:
+    """What the script ``probe`` prints (its last line, JSON) about ``module``,
+    run in its own process."""
+    done = subprocess.run([sys.executable, "-c", probe, module], capture_output=True, text=True,
+                          check=False, env=_env(), cwd=HERE)
+    assert done.returncode == 0, done.stderr[-4000:]
+    observed: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
+    return observed
+
+
 def run_variant(implementation: str, report: pathlib.Path) -> dict[str, Any]:
     """The report of ``--dsh-impl=implementation`` over both levels."""
-    env = {**os.environ,
-           "PYTHONPATH": os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")]))}
+    env = _env()
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "--pyargs", "dsh_conformance", "-q",
          "-p", "no:cacheprovider", "-p", "no:randomly", "--no-header",
