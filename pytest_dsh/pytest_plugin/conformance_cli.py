@@ -52,28 +52,25 @@ def usable_cpus() -> int:
     return max(1, os.cpu_count() or 1)
 
 
-def _workers(text: str) -> int | None:
-    """``--workers``: a count >= 1, or ``None`` for ``auto``."""
-    if text == "auto":
-        return None
+def _count(text: str, expected: str) -> int:
+    """``text`` as a count >= 1, else argparse's error saying what was ``expected``."""
     try:
         count = int(text)
     except ValueError:
         count = 0
     if count < 1:
-        raise argparse.ArgumentTypeError(f"expected a number >= 1 or auto, not {text!r}")
+        raise argparse.ArgumentTypeError(f"expected {expected}, not {text!r}")
     return count
+
+
+def _workers(text: str) -> int | None:
+    """``--workers``: a count >= 1, or ``None`` for ``auto``."""
+    return None if text == "auto" else _count(text, "a number >= 1 or auto")
 
 
 def _examples(text: str) -> int:
     """``--explore-examples``: a count >= 1."""
-    try:
-        count = int(text)
-    except ValueError:
-        count = 0
-    if count < 1:
-        raise argparse.ArgumentTypeError(f"expected a number >= 1, not {text!r}")
-    return count
+    return _count(text, "a number >= 1")
 
 
 #: The exit status of a usage error, as pytest's (``pytest.ExitCode.USAGE_ERROR``).
