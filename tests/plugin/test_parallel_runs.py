@@ -10,6 +10,7 @@ line and the durations.
 from __future__ import annotations
 
 import json
+import pathlib
 import re
 import textwrap
 from pathlib import Path
@@ -302,26 +303,34 @@ SEED_PROBE = textwrap.dedent(
 )
 
 
-@pytest.mark.dsh_wall_budget(300)
-def test_every_worker_uses_the_one_seed_the_header_names(pytester, monkeypatch, tmp_path):
+def _two_workers_with_seed_probe(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: pathlib.Path,
+    *options: str,
+) -> tuple[pytest.RunResult, dict[str, set[str]]]:
+    """A two-worker run of the time-context configuration tests, and the seeds
+    each worker's property tests ran with (by worker file)."""
     probes = tmp_path / "seeds"
     probes.mkdir()
     monkeypatch.setenv("SEED_PROBE_DIR", str(probes))
     pytester.makepyfile(seedprobe=SEED_PROBE)
     _importable_by_workers(pytester)
     result = pytester.runpytest(
-        "-p", "seedprobe", "-p", "no:randomly", "-n", "2", "--dsh-impl=reference",
-        "--dsh-report=out.json", "--pyargs", "dsh_conformance.time_context",
-        "-k", "test_configuration",
+        "-p", "seedprobe", "-p", "no:randomly", "-n", "2", "--dsh-impl=reference", *options,
+        "--pyargs", "dsh_conformance.time_context", "-k", "test_configuration",
     )
     assert result.ret == 0, result.stdout.str()[-2000:]
+    seeds = {path.name: set(path.read_text().split()) for path in sorted(probes.iterdir())}
+    return result, seeds
+
+
+@pytest.mark.dsh_wall_budget(300)
+def test_every_worker_uses_the_one_seed_the_header_names(pytester, monkeypatch, tmp_path):
+    result, seeds = _two_workers_with_seed_probe(
+        pytester, monkeypatch, tmp_path, "--dsh-report=out.json")
     header = re.search(
         r"seed (\d+) \(reproduce with --hypothesis-seed=(\d+)\)", result.stdout.str()
     )
     assert header is not None and header.group(1) == header.group(2)
-    seeds = {
-        path.name: set(path.read_text().split()) for path in sorted(probes.iterdir())
-    }
     assert sorted(seeds) == ["seeds-gw0.txt", "seeds-gw1.txt"]
     assert all(used == {header.group(1)} for used in seeds.values()), seeds
     document = json.loads((pytester.path / "out.json").read_text("utf-8"))
@@ -331,19 +340,9 @@ def test_every_worker_uses_the_one_seed_the_header_names(pytester, monkeypatch, 
 
 @pytest.mark.dsh_wall_budget(300)
 def test_an_exploring_run_hands_its_drawn_seed_to_every_worker(pytester, monkeypatch, tmp_path):
-    probes = tmp_path / "seeds"
-    probes.mkdir()
-    monkeypatch.setenv("SEED_PROBE_DIR", str(probes))
-    pytester.makepyfile(seedprobe=SEED_PROBE)
-    _importable_by_workers(pytester)
-    result = pytester.runpytest(
-        "-p", "seedprobe", "-p", "no:randomly", "-n", "2", "--dsh-impl=reference",
-        "--dsh-explore", "--pyargs", "dsh_conformance.time_context", "-k", "test_configuration",
-    )
-    assert result.ret == 0, result.stdout.str()[-2000:]
+    result, seeds = _two_workers_with_seed_probe(pytester, monkeypatch, tmp_path, "--dsh-explore")
     drawn = re.search(r"explored with seed (\d+) \(explore\)", result.stdout.str())
     assert drawn is not None, result.stdout.str()[-2000:]
-    seeds = {path.name: set(path.read_text().split()) for path in sorted(probes.iterdir())}
     assert sorted(seeds) == ["seeds-gw0.txt", "seeds-gw1.txt"]
     assert all(used == {drawn.group(1)} for used in seeds.values()), seeds
 
