@@ -12,7 +12,7 @@ import pytest
 
 COMPAT_MARKER = (
     "compat(*pin_ids): pins a detail the README leaves open, following the official build "
-    "(ids in dsh_conformance/pinned_details.json)"
+    "(ids in dsh_spec/pinned_details.json)"
 )
 
 

@@ -87,14 +87,14 @@ def _short(text: str, limit: int) -> str:
 
 @functools.cache
 def _sentence_texts() -> dict[str, str]:
-    from dsh_conformance.traceability import all_sentences
+    from dsh_spec.sentences import all_sentences
 
     return {s.id: s.english or s.text for s in all_sentences()}
 
 
 @functools.cache
 def _pin_titles() -> dict[str, str]:
-    from dsh_conformance.pinned_details import load_pins
+    from dsh_spec.pins import load_pins
 
     return {pin_id: str(pin.get("title", "")) for pin_id, pin in load_pins().items()}
 

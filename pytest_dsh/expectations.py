@@ -238,7 +238,7 @@ def parse_expectations_text(text: str, source: str) -> Expectations:
 
 def _known_sentence_ids() -> frozenset[str]:
     try:
-        from dsh_conformance.traceability import all_sentences
+        from dsh_spec.sentences import all_sentences
     except ImportError:  # the suite is not installed: the schema's pattern must do
         return frozenset()
     return frozenset(sentence.id for sentence in all_sentences())

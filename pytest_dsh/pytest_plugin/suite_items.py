@@ -4,7 +4,7 @@ the plugin it is about, and a command that reruns it alone.
 
 Levels: a test marked ``@pytest.mark.compat("PIN-ID", ...)`` pins a detail the
 README leaves open, following the official build (level ``compat``; the ids are
-listed in ``dsh_conformance/pinned_details.json``). Every other test checks
+listed in ``dsh_spec/pinned_details.json``). Every other test checks
 what a README sentence requires (level ``readme``; its ``spec`` markers name
 the sentences).
 """

@@ -6,7 +6,7 @@ import json
 import pathlib
 import re
 
-from dsh_conformance.traceability import all_sentences
+from dsh_spec.sentences import all_sentences
 
 ROOT = pathlib.Path(__file__).parents[2]
 DOC = (ROOT / "docs" / "deviations.md").read_text("utf-8")

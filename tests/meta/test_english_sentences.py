@@ -8,11 +8,11 @@ import json
 import re
 from importlib import resources
 
-from dsh_conformance.traceability import spec_sentences
+from dsh_spec.sentences import spec_sentences
 
 
 def _renderings() -> dict:
-    path = resources.files("dsh_conformance.spec").joinpath("dsh-time-context.sentences.en.json")
+    path = resources.files("dsh_spec").joinpath("dsh-time-context.sentences.en.json")
     return json.loads(path.read_text("utf-8"))
 
 

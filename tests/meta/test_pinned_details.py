@@ -7,7 +7,8 @@ import pathlib
 import subprocess
 import sys
 
-from dsh_conformance.pinned_details import load_pins, problems, render_page
+from dsh_conformance.pinned_details import problems, render_page
+from dsh_spec.pins import load_pins
 
 PAGE = pathlib.Path(__file__).parents[2] / "docs" / "pinned-details.md"
 

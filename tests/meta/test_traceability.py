@@ -6,7 +6,7 @@ import pathlib
 import subprocess
 import sys
 
-from dsh_conformance.traceability import SPEC_FILES, all_sentences, spec_sentences
+from dsh_spec.sentences import SPEC_FILES, all_sentences, spec_sentences
 
 REPORT = pathlib.Path(__file__).parents[2] / "docs" / "traceability.md"
 

@@ -9,7 +9,7 @@ import json
 import re
 from importlib import resources
 
-from dsh_conformance.traceability import all_sentences
+from dsh_spec.sentences import all_sentences
 from pytest_dsh import NodeImplementation
 from pytest_dsh.official import IMPLEMENTATION, load_expectations
 

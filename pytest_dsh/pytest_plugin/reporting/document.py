@@ -103,7 +103,7 @@ def pinned_details() -> dict[str, dict[str, str]]:
     """``dsh_conformance/pinned_details.json``: detail id -> title, value (and a
     reference to the official notes); empty when the suite ships none."""
     try:
-        path = importlib.resources.files("dsh_conformance").joinpath("pinned_details.json")
+        path = importlib.resources.files("dsh_spec").joinpath("pinned_details.json")
         if not path.is_file():
             return {}
         document = json.loads(path.read_text("utf-8"))
@@ -208,7 +208,7 @@ def _plugin_order(plugin: str) -> tuple[int, str]:
 
 def _sections(results: Sequence[TestResult]) -> list[dict[str, Any]]:
     try:
-        from dsh_conformance.traceability import SPEC_FILES, spec_sentences
+        from dsh_spec.sentences import SPEC_FILES, spec_sentences
     except ImportError:  # the suite is not installed: no README to lay out
         return []
     tests_of: dict[str, list[str]] = defaultdict(list)

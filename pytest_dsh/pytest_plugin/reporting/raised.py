@@ -58,7 +58,7 @@ _NOT_OURS = (f"{os.sep}_pytest{os.sep}", f"{os.sep}pluggy{os.sep}")
 def sentence_texts() -> Mapping[str, str]:
     """README sentence id -> its English text (empty without the suite)."""
     try:
-        from dsh_conformance.traceability import all_sentences
+        from dsh_spec.sentences import all_sentences
     except ImportError:
         return {}
     return {s.id: s.english or s.text for s in all_sentences()}

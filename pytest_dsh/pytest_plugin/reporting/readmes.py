@@ -20,7 +20,7 @@ _HASH_LENGTH = 12
 @functools.cache
 def _versions() -> tuple[tuple[str, str, str, str], ...]:
     try:
-        folder = importlib.resources.files("dsh_conformance.spec")
+        folder = importlib.resources.files("dsh_spec")
         labels: dict[str, Any] = json.loads(folder.joinpath("versions.json").read_text("utf-8"))
         found = []
         for name, label in labels.items():
