@@ -41,6 +41,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from dsh_spec.sentences import all_sentences
 from pytest_dsh.errors import DshKitError
 
 __all__ = [
@@ -237,10 +238,6 @@ def parse_expectations_text(text: str, source: str) -> Expectations:
 
 
 def _known_sentence_ids() -> frozenset[str]:
-    try:
-        from dsh_spec.sentences import all_sentences
-    except ImportError:  # the suite is not installed: the schema's pattern must do
-        return frozenset()
     return frozenset(sentence.id for sentence in all_sentences())
 
 

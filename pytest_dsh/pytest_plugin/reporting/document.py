@@ -14,6 +14,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from dsh_spec.pins import load_pins
+from dsh_spec.sentences import SPEC_FILES, spec_sentences
 from pytest_dsh.pytest_plugin.reporting.behaviours import broken_behaviours, sentence_places
 from pytest_dsh.pytest_plugin.reporting.causes import group_causes
 from pytest_dsh.pytest_plugin.reporting.readmes import readme_versions
@@ -100,16 +102,9 @@ def report_schema() -> dict[str, Any]:
 
 
 def pinned_details() -> dict[str, dict[str, str]]:
-    """``dsh_conformance/pinned_details.json``: detail id -> title, value (and a
-    reference to the official notes); empty when the suite ships none."""
-    try:
-        path = importlib.resources.files("dsh_spec").joinpath("pinned_details.json")
-        if not path.is_file():
-            return {}
-        document = json.loads(path.read_text("utf-8"))
-    except (ModuleNotFoundError, ValueError):
-        return {}
-    return {str(k): {str(f): str(v) for f, v in dict(d).items()} for k, d in document.items()}
+    """The spec's pinned details (``dsh_spec.pins``): detail id -> title, value
+    (and a reference to the official notes), as text."""
+    return {str(k): {str(f): str(v) for f, v in dict(d).items()} for k, d in load_pins().items()}
 
 
 def _counts(results: Iterable[TestResult]) -> dict[str, int]:
@@ -207,10 +202,6 @@ def _plugin_order(plugin: str) -> tuple[int, str]:
 
 
 def _sections(results: Sequence[TestResult]) -> list[dict[str, Any]]:
-    try:
-        from dsh_spec.sentences import SPEC_FILES, spec_sentences
-    except ImportError:  # the suite is not installed: no README to lay out
-        return []
     tests_of: dict[str, list[str]] = defaultdict(list)
     for result in results:
         for sentence_id in result.sentences:

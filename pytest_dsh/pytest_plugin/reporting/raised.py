@@ -36,6 +36,7 @@ from typing import Any
 
 import pytest
 
+from dsh_spec.sentences import all_sentences
 from pytest_dsh.implementations import suite_relative_path
 from pytest_dsh.pytest_plugin.reporting.causes import requirement_label, short_text
 from pytest_dsh.pytest_plugin.reporting.document import pinned_details
@@ -56,11 +57,7 @@ _NOT_OURS = (f"{os.sep}_pytest{os.sep}", f"{os.sep}pluggy{os.sep}")
 
 @functools.cache
 def sentence_texts() -> Mapping[str, str]:
-    """README sentence id -> its English text (empty without the suite)."""
-    try:
-        from dsh_spec.sentences import all_sentences
-    except ImportError:
-        return {}
+    """README sentence id -> its English text."""
     return {s.id: s.english or s.text for s in all_sentences()}
 
 

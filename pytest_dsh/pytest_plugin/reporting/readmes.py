@@ -1,16 +1,15 @@
-"""Which README text the suite checks: each vendored README of
-``dsh_conformance/spec`` with the version its ``versions.json`` gives it and a
-short hash of its content, so a report says exactly what it was measured
-against (and a changed file shows even when its label was not updated)."""
+"""Which README text the suite checks: each vendored README of the spec room
+(``dsh_spec.versions``) with its version and a short hash of its content, so a
+report says exactly what it was measured against (and a changed file shows
+even when its label was not updated)."""
 
 from __future__ import annotations
 
 import functools
-import hashlib
-import importlib.resources
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
+
+from dsh_spec.versions import VendoredReadme, vendored_readmes
 
 __all__ = ["readme_line", "readme_versions"]
 
@@ -18,25 +17,20 @@ _HASH_LENGTH = 12
 
 
 @functools.cache
-def _versions() -> tuple[tuple[str, str, str, str], ...]:
-    try:
-        folder = importlib.resources.files("dsh_spec")
-        labels: dict[str, Any] = json.loads(folder.joinpath("versions.json").read_text("utf-8"))
-        found = []
-        for name, label in labels.items():
-            digest = hashlib.sha256(folder.joinpath(name).read_bytes()).hexdigest()
-            found.append((str(label["plugin"]), name, str(label["version"]), digest))
-    except (ModuleNotFoundError, FileNotFoundError, ValueError, KeyError):
-        return ()  # the suite is not installed, or ships no labels
-    return tuple(found)
+def _versions() -> tuple[VendoredReadme, ...]:
+    return vendored_readmes()
 
 
 def readme_versions() -> list[dict[str, str]]:
-    """``[{plugin, file, version, sha256}]``, ``sha256`` shortened; empty
-    when the conformance suite is not installed."""
+    """``[{plugin, file, version, sha256}]``, ``sha256`` shortened."""
     return [
-        {"plugin": plugin, "file": name, "version": version, "sha256": digest[:_HASH_LENGTH]}
-        for plugin, name, version, digest in _versions()
+        {
+            "plugin": readme.plugin,
+            "file": readme.file,
+            "version": readme.version,
+            "sha256": readme.sha256[:_HASH_LENGTH],
+        }
+        for readme in _versions()
     ]
 
 
