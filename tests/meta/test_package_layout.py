@@ -1,29 +1,39 @@
-"""The kit's rooms depend on each other in one direction only
-(docs/package-map.md). Read from the import statements of the installed
-package, lazy ones inside functions included, so a shortcut taken in a
-function body is caught as surely as one at the top of a module.
+"""The project's rooms depend on each other in one direction only
+(docs/package-map.md). Read from the installed packages: every import
+statement, lazy ones inside functions included, and every read of another
+package's files (``importlib.resources``, ``importlib.util.find_spec``,
+``pkgutil.get_data``), so a shortcut taken in a function body or through a
+package's data is caught as surely as one at the top of a module.
 Level: kit structure (no README sentence)."""
 
 from __future__ import annotations
 
 import ast
+import sys
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-import pytest_dsh
+#: The distribution's import packages and where they are installed.
+PACKAGES: dict[str, Path] = {
+    name: Path(__import__(name).__file__).parent
+    for name in ("pytest_dsh", "dsh_spec", "dsh_reference", "dsh_conformance", "dsh_fixtures")
+}
+PACKAGE = PACKAGES["pytest_dsh"]
 
-PACKAGE = Path(pytest_dsh.__file__).parent
-REFERENCE = Path(__import__("dsh_reference").__file__).parent
-
-#: Room -> the rooms its modules may import. A room is a subpackage, or one of
-#: the top-level modules (errors, expectations, implementations, the package
-#: root itself for ``__version__``).
+#: Room -> the rooms its modules may import (or whose files they may read). A
+#: room of the kit is a subpackage of ``pytest_dsh``, or one of its top-level
+#: modules (errors, expectations, implementations, the package root itself for
+#: ``__version__``); every other import package is a room of its own.
 ALLOWED: dict[str, set[str]] = {
+    # The spec: README sentences, vendored READMEs, pinned details. Everything
+    # cites it, so it cites nothing (and imports the standard library only).
+    "dsh_spec": set(),
     "contract": set(),
     "errors": set(),
-    "expectations": {"errors"},
+    "expectations": {"errors", "dsh_spec"},
     "driving": {"contract", "errors"},
     "fake_host": {"contract", "driving", "errors"},
     "npm": {"root", "contract", "driving", "errors", "expectations"},
@@ -32,22 +42,76 @@ ALLOWED: dict[str, set[str]] = {
     "strategies": {"contract"},
     "pytest_plugin": {
         "root", "contract", "driving", "errors", "expectations", "fake_host", "implementations",
-        "npm", "official", "strategies",
+        "npm", "official", "strategies", "dsh_spec",
     },
     # The package root imports lazily (module __getattr__) what it exports.
     "root": {
         "contract", "driving", "errors", "fake_host", "implementations", "npm", "old_paths",
     },
     "old_paths": set(),
+    # The reference plugins depend on the contract, never on the test kit; their
+    # implementation descriptor is the one module that names the kit's root.
+    "dsh_reference": {"contract"},
+    "dsh_reference.implementation": {"root", "dsh_reference"},
+    # The same suite runs on every host: it talks to the contract, the driver
+    # API and the public names, never to a host's own modules.
+    "dsh_conformance": {
+        "root", "contract", "driving", "errors", "implementations", "strategies",
+        "dsh_spec", "dsh_fixtures",
+    },
+    # Language-neutral data and its independent oracle; time zones come from
+    # the contract's pinned tzdata, as for the plugins.
+    "dsh_fixtures": {"contract"},
 }
 
+#: Room -> rooms whose files it may read (package data, or the package's
+#: folder) without importing their code.
+READS: dict[str, set[str]] = {
+    # The DST strategy samples the fixtures' DST tables, the same data the
+    # suite replays (fixtures/dst/, generated from the pinned tzdata).
+    "strategies": {"dsh_fixtures"},
+    # Stable test ids are paths relative to the suite's folder.
+    "implementations": {"dsh_conformance"},
+    # The expectations file's JSON Schema ships in the package root's schemas/.
+    "expectations": {"root"},
+}
 
-def _room(module: str) -> str:
+#: (module, imported module) -> why: single imports that cross the table above,
+#: each still to move into a room its importer may import.
+KNOWN_CROSSINGS: dict[tuple[str, str], str] = {
+    ("pytest_dsh.pytest_plugin.reporting.raised", "dsh_conformance.shapes"): (
+        "a crashed test's report names the observed value's shape the way the "
+        "suite's own checks do"
+    ),
+}
+
+_RESOURCE_READS = {
+    f"importlib.resources.{name}"
+    for name in (
+        "files", "open_text", "read_text", "open_binary", "read_binary", "path", "contents",
+        "is_resource",
+    )
+} | {"importlib.util.find_spec", "pkgutil.get_data"}
+
+
+@dataclass(frozen=True)
+class Edge:
+    line: int
+    #: The module (or, for a read, the package) on the other end.
+    target: str
+    kind: str  # "import" or "read"
+
+
+def _room(module: str) -> str | None:
+    """The room of a module of the distribution; ``None`` for any other module."""
     parts = module.split(".")
-    if parts == ["pytest_dsh"]:
-        return "root"
-    room = parts[1]
-    return "old_paths" if room == "_old_paths" else room
+    if parts[0] == "pytest_dsh":
+        if len(parts) == 1:
+            return "root"
+        return "old_paths" if parts[1] == "_old_paths" else parts[1]
+    if parts[:2] == ["dsh_reference", "implementation"]:
+        return "dsh_reference.implementation"
+    return parts[0] if parts[0] in PACKAGES else None
 
 
 def _module_name(path: Path, root: Path, package: str) -> str:
@@ -57,63 +121,138 @@ def _module_name(path: Path, root: Path, package: str) -> str:
     return ".".join([package, *parts])
 
 
-def _imports(path: Path, module: str) -> Iterator[tuple[int, str]]:
-    """(line, imported module) for every import in ``path``, relative ones resolved."""
+def _dotted(node: ast.expr, aliases: dict[str, str]) -> str | None:
+    """``importlib.resources.files`` for ``resources.files`` after ``from
+    importlib import resources`` (and the like); ``None`` for anything else."""
+    if isinstance(node, ast.Name):
+        return aliases.get(node.id, node.id)
+    if isinstance(node, ast.Attribute):
+        base = _dotted(node.value, aliases)
+        return None if base is None else f"{base}.{node.attr}"
+    return None
+
+
+def _edges(path: Path, module: str) -> Iterator[Edge]:
+    """Every import in ``path`` (relative ones resolved) and every read of a
+    package's files, named by its first argument."""
     is_package = path.name == "__init__.py"
-    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+    package = module if is_package else module.rpartition(".")[0]
+    tree = ast.parse(path.read_text("utf-8"))
+    aliases: dict[str, str] = {}
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
-                yield node.lineno, alias.name
+                yield Edge(node.lineno, alias.name, "import")
+                if alias.asname:
+                    aliases[alias.asname] = alias.name
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 base = module.split(".")
                 base = base if is_package else base[:-1]
                 base = base[: len(base) - (node.level - 1)]
-                yield node.lineno, ".".join(base + ([node.module] if node.module else []))
+                source = ".".join(base + ([node.module] if node.module else []))
             elif node.module is not None:
-                yield node.lineno, node.module
+                source = node.module
+            else:
+                continue
+            yield Edge(node.lineno, source, "import")
+            for alias in node.names:
+                aliases[alias.asname or alias.name] = f"{source}.{alias.name}"
                 # ``from pytest_dsh import npm`` imports the room npm.
-                if node.module == "pytest_dsh":
-                    for alias in node.names:
-                        name = alias.name
-                        if (PACKAGE / name).exists() or (PACKAGE / f"{name}.py").exists():
-                            yield node.lineno, f"pytest_dsh.{name}"
+                if source in PACKAGES and (
+                    (PACKAGES[source] / alias.name).is_dir()
+                    or (PACKAGES[source] / f"{alias.name}.py").exists()
+                ):
+                    yield Edge(node.lineno, f"{source}.{alias.name}", "import")
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or _dotted(node.func, aliases) not in _RESOURCE_READS:
+            continue
+        argument = node.args[0] if node.args else None
+        if isinstance(argument, ast.Constant) and isinstance(argument.value, str):
+            yield Edge(node.lineno, argument.value, "read")
+        elif isinstance(argument, ast.Name) and argument.id == "__name__":
+            yield Edge(node.lineno, module, "read")
+        elif isinstance(argument, ast.Name) and argument.id == "__package__":
+            yield Edge(node.lineno, package, "read")
+        elif _dotted(node.func, aliases) != "importlib.util.find_spec":
+            # A package named at run time could be any room: name it literally.
+            yield Edge(node.lineno, "<not a literal>", "read")
 
 
-def _kit_modules() -> list[tuple[str, Path]]:
+def _modules() -> list[tuple[str, Path]]:
     return sorted(
-        (_module_name(path, PACKAGE, "pytest_dsh"), path) for path in PACKAGE.rglob("*.py")
+        (_module_name(path, root, name), path)
+        for name, root in PACKAGES.items()
+        for path in root.rglob("*.py")
     )
 
 
+def _shown(path: Path) -> str:
+    for name, root in PACKAGES.items():
+        if root in path.parents:
+            return f"{name}/{path.relative_to(root)}"
+    return str(path)
+
+
 def test_the_rooms_the_layout_names_are_all_there() -> None:
-    rooms = {_room(module) for module, _ in _kit_modules()}
+    rooms = {_room(module) for module, _ in _modules()}
     assert rooms == set(ALLOWED)
+    assert set(READS) <= set(ALLOWED)
+    assert set().union(*READS.values()) <= set(ALLOWED)
 
 
-def test_each_room_imports_only_the_rooms_below_it() -> None:
+def test_every_known_crossing_is_still_there() -> None:
+    # An exception nobody needs any more would let the crossing come back.
+    found = {
+        (module, edge.target) for module, path in _modules() for edge in _edges(path, module)
+    }
+    assert set(KNOWN_CROSSINGS) <= found
+
+
+def test_each_room_imports_and_reads_only_the_rooms_below_it() -> None:
     crossings = []
-    for module, path in _kit_modules():
+    for module, path in _modules():
         room = _room(module)
-        for line, imported in _imports(path, module):
-            if not imported.startswith("pytest_dsh"):
+        assert room is not None
+        for edge in _edges(path, module):
+            if edge.target == "<not a literal>":
+                crossings.append(f"{_shown(path)}:{edge.line} reads a package named at run time")
                 continue
-            # Old flat paths are aliases; the kit itself never uses them.
-            assert imported.split(".")[:2] != ["pytest_dsh", "_old_paths"] or room == "root"
-            target = _room(imported)
-            if target != room and target not in ALLOWED[room]:
-                crossings.append(f"{path.relative_to(PACKAGE)}:{line} ({room}) imports {imported}")
+            # Old flat paths are aliases; the project itself never uses them.
+            assert edge.target.split(".")[:2] != ["pytest_dsh", "_old_paths"] or room == "root"
+            target = _room(edge.target)
+            if target is None or target == room or target in ALLOWED[room]:
+                continue
+            if edge.kind == "read" and target in READS.get(room, set()):
+                continue
+            if (module, edge.target) in KNOWN_CROSSINGS:
+                continue
+            crossings.append(
+                f"{_shown(path)}:{edge.line} ({room}) {edge.kind}s {edge.target} ({target})"
+            )
     assert crossings == []
+
+
+def test_the_spec_room_imports_the_standard_library_only() -> None:
+    outside = [
+        f"{_shown(path)}:{edge.line} imports {edge.target}"
+        for module, path in _modules()
+        if _room(module) == "dsh_spec"
+        for edge in _edges(path, module)
+        if edge.kind == "import"
+        and edge.target.split(".")[0] not in sys.stdlib_module_names | {"__future__", "dsh_spec"}
+    ]
+    assert outside == []
 
 
 def test_the_kit_itself_uses_no_old_flat_path() -> None:
     from pytest_dsh._old_paths import MOVED
 
     used = [
-        f"{path.relative_to(PACKAGE)}:{line} imports {imported}"
-        for module, path in _kit_modules()
-        for line, imported in _imports(path, module)
-        if imported in MOVED
+        f"{_shown(path)}:{edge.line} imports {edge.target}"
+        for module, path in _modules()
+        for edge in _edges(path, module)
+        if edge.target in MOVED
     ]
     assert used == []
 
@@ -121,7 +260,8 @@ def test_the_kit_itself_uses_no_old_flat_path() -> None:
 def test_the_rooms_form_no_cycle() -> None:
     # The root is the facade: it exports from the rooms on first use, and a
     # room that names it reads only ``__version__``. Without it, no room may
-    # reach itself through the rooms it is allowed to import.
+    # reach itself through the rooms it is allowed to import. (A read loads no
+    # code: the kit finds the suite's folder, which imports the kit.)
     def reach(room: str) -> set[str]:
         seen: set[str] = set()
         todo = [room]
@@ -135,34 +275,42 @@ def test_the_rooms_form_no_cycle() -> None:
     assert [room for room in ALLOWED if room != "root" and room in reach(room)] == []
 
 
-@pytest.mark.parametrize(
-    "path", sorted(REFERENCE.rglob("*.py")), ids=lambda p: str(p.relative_to(REFERENCE))
-)
-def test_the_reference_plugins_import_only_the_contract(path: Path) -> None:
-    """A plugin depends on the contract, never on the test kit: the reference's
-    plugin modules import ``pytest_dsh.contract`` (and its small pieces) only.
-    Its implementation descriptor is the one module that names the kit."""
-    module = _module_name(path, REFERENCE, "dsh_reference")
-    kit = {imported for _, imported in _imports(path, module) if imported.startswith("pytest_dsh")}
-    if module == "dsh_reference.implementation":
-        assert kit == {"pytest_dsh"}
-    else:
-        assert {_room(imported) for imported in kit} <= {"contract"}, kit
+# The scanner itself: a reading it misses is an edge the tests above never see.
 
-
-CONFORMANCE = Path(__import__("dsh_conformance").__file__).parent
+def _scan(tmp_path: Path, source: str, module: str = "pytest_dsh.strategies.example") -> list:
+    path = tmp_path / "example.py"
+    path.write_text(source, "utf-8")
+    return [(edge.kind, edge.target) for edge in _edges(path, module)]
 
 
 @pytest.mark.parametrize(
-    "path", sorted(CONFORMANCE.rglob("*.py")), ids=lambda p: str(p.relative_to(CONFORMANCE))
+    ("source", "expected"),
+    [
+        ("import importlib.resources\nimportlib.resources.files('dsh_fixtures')\n",
+         ("read", "dsh_fixtures")),
+        ("from importlib import resources\nresources.files('dsh_spec')\n", ("read", "dsh_spec")),
+        ("from importlib import resources as r\nr.read_text('dsh_spec', 'x.txt')\n",
+         ("read", "dsh_spec")),
+        ("from importlib.resources import open_text\nopen_text('dsh_conformance', 'x')\n",
+         ("read", "dsh_conformance")),
+        ("import importlib.resources as ir\nir.files(__name__)\n",
+         ("read", "pytest_dsh.strategies.example")),
+        ("import importlib.resources\nimportlib.resources.files(__package__)\n",
+         ("read", "pytest_dsh.strategies")),
+        ("import importlib.util\nimportlib.util.find_spec('dsh_conformance')\n",
+         ("read", "dsh_conformance")),
+        ("import pkgutil\npkgutil.get_data('dsh_fixtures', 'dst/index.json')\n",
+         ("read", "dsh_fixtures")),
+        ("import importlib.resources\nname = 'dsh_spec'\nimportlib.resources.files(name)\n",
+         ("read", "<not a literal>")),
+        ("def f():\n    from dsh_conformance import traceability\n",
+         ("import", "dsh_conformance.traceability")),
+    ],
 )
-def test_the_suite_talks_to_the_driver_api_never_to_a_host(path: Path) -> None:
-    """The same suite runs on every host, so it imports the contract, the
-    driver API and the public names, never a host's own modules."""
-    module = _module_name(path, CONFORMANCE, "dsh_conformance")
-    rooms = {
-        _room(imported)
-        for _, imported in _imports(path, module)
-        if imported.startswith("pytest_dsh")
-    }
-    assert rooms <= {"root", "contract", "driving", "errors", "implementations", "strategies"}
+def test_the_scanner_sees_imports_and_reads(tmp_path: Path, source: str, expected: tuple) -> None:
+    assert expected in _scan(tmp_path, source)
+
+
+def test_reading_a_files_own_text_is_not_a_package_read(tmp_path: Path) -> None:
+    found = _scan(tmp_path, "import pathlib\npathlib.Path('x').read_text('utf-8')\n")
+    assert [edge for edge in found if edge[0] == "read"] == []
