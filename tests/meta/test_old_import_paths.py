@@ -26,6 +26,15 @@ WITHDRAWN = {
         "pytest_dsh.driving.runaway (read runaway.budget), where both hosts read it, and "
         "a name bound here would keep the first value"
     ),
+    # The report document (reporting.views.ReportDocument) carries what these
+    # made again from a JSON document on every call, computed once when it is built.
+    **{("pytest_dsh.reporting.document", name): f"ReportDocument.{field}" for name, field in (
+        ("causes", "failures.causes"), ("behaviours", "failures.behaviours"),
+        ("failures", "failed"), ("not_collected", "not_collected"))},
+    **{("pytest_dsh.reporting.first_screen", name): f"reporting.views: {home}" for name, home in (
+        ("behaviour_label", "behaviour_label"), ("own_line", "own_line"),
+        ("behaviour_line", "BehaviourRow.line"), ("other_causes", "Failures.others"))},
+    ("pytest_dsh.reporting.summary", "cause_lines"): "the first screen renders CauseRow",
 }
 
 

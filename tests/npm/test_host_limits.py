@@ -323,7 +323,8 @@ def test_every_report_lists_host_limits_apart_with_their_reason():
         kit_version="0", tzdata="x", hypothesis="h", seed=None, levels=("readme",),
         expectations=None, known_failures=0, command="pytest",
     )
-    document = build_document(info, rows, 0)
+    report = build_document(info, rows, 0)
+    document = report.json
     jsonschema.validate(document, report_schema())
     plugin = document["verdict"]["levels"]["readme"]["plugins"]["time-context"]
     assert plugin["verdict"] == "conforms"
@@ -332,10 +333,10 @@ def test_every_report_lists_host_limits_apart_with_their_reason():
     line = host_limit_line(host_limited(document))
     assert line is not None and "1 tests failed as the DSH host decides" in line
     assert "1 passed anyway (host limit lifted" in line
-    markdown = render_markdown(document)
+    markdown = render_markdown(report)
     assert "## Host limits (2)" in markdown
     assert "agent.inject() puts the message in the agent" in markdown
-    html = render_html(document)
+    html = render_html(report)
     assert '<section id="host-limits"><h2>Host limits (2)</h2>' in html
     assert 'class="o o-host-limit-lifted"' in html
 

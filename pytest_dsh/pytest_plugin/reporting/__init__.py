@@ -1,5 +1,5 @@
 """Conformance reports: verdicts per requirement level and plugin, and the
-renderings of one JSON document (HTML, Markdown, JSON, terminal summary).
+renderings of one report document (HTML, Markdown, JSON, terminal summary).
 
 * :mod:`~pytest_dsh.pytest_plugin.reporting.results`: one test's outcome and message;
 * :mod:`~pytest_dsh.pytest_plugin.reporting.verdicts`: the four verdicts, their words
@@ -9,13 +9,17 @@ renderings of one JSON document (HTML, Markdown, JSON, terminal summary).
   probes failed;
 * :mod:`~pytest_dsh.pytest_plugin.reporting.readmes`: which README text was checked;
 * :mod:`~pytest_dsh.pytest_plugin.reporting.document`: the ``dsh-conformance-report/1``
-  document built from all of them;
+  JSON document built from all of them;
 * :mod:`~pytest_dsh.pytest_plugin.reporting.summary`,
-  :mod:`~pytest_dsh.pytest_plugin.reporting.first_screen`,
-  :mod:`~pytest_dsh.pytest_plugin.reporting.host_limit_rows`: views every rendering
-  shares (the verdict lines, the first screen, the host-limit rows);
-* :mod:`~pytest_dsh.pytest_plugin.reporting.html`,
-  :mod:`~pytest_dsh.pytest_plugin.reporting.markdown`: renderings;
+  :mod:`~pytest_dsh.pytest_plugin.reporting.host_limit_rows`: views of the JSON
+  document's members (the header and verdict lines, the host-limit rows);
+* :mod:`~pytest_dsh.pytest_plugin.reporting.views`: the report document every
+  rendering takes: the JSON document and, computed once when it is built, the
+  numbered causes, the broken behaviours, the verdicts and the host-limit rows;
+* :mod:`~pytest_dsh.pytest_plugin.reporting.first_screen`,
+  :mod:`~pytest_dsh.pytest_plugin.reporting.html`,
+  :mod:`~pytest_dsh.pytest_plugin.reporting.markdown`: renderings (report.json
+  is written by :mod:`~pytest_dsh.pytest_plugin.reporting.report_files`);
 * :mod:`~pytest_dsh.pytest_plugin.reporting.collector`: the pytest plugin object that
   collects each outcome and prints the terminal summary;
 * :mod:`~pytest_dsh.pytest_plugin.reporting.report_files`: the report path, checked
@@ -43,6 +47,7 @@ from pytest_dsh.pytest_plugin.reporting.verdicts import (
     KNOWN_FAILURES,
     NOT_ASSESSED,
 )
+from pytest_dsh.pytest_plugin.reporting.views import ReportDocument
 
 __all__ = [
     "CONFORMS",
@@ -52,6 +57,7 @@ __all__ = [
     "KNOWN_FAILURES",
     "NOT_ASSESSED",
     "ReportCollector",
+    "ReportDocument",
     "RunInfo",
     "TestResult",
     "build_document",

@@ -7,17 +7,16 @@ from __future__ import annotations
 
 import pathlib
 from collections.abc import Callable, Generator, Mapping
-from typing import Any, final
+from typing import final
 
 import pytest
 
-from pytest_dsh.pytest_plugin.reporting.document import RunInfo, build_document, not_collected
+from pytest_dsh.pytest_plugin.reporting.document import RunInfo, build_document
 from pytest_dsh.pytest_plugin.reporting.first_screen import first_screen_lines
-from pytest_dsh.pytest_plugin.reporting.host_limit_rows import host_limit_line, host_limited
 from pytest_dsh.pytest_plugin.reporting.report_files import ReportWriteError, write_reports
 from pytest_dsh.pytest_plugin.reporting.results import TestResult, collection_message
-from pytest_dsh.pytest_plugin.reporting.summary import overall_line, stop_line, verdict_lines
 from pytest_dsh.pytest_plugin.reporting.verdicts import word
+from pytest_dsh.pytest_plugin.reporting.views import ReportDocument
 
 __all__ = ["ReportCollector", "write_reports"]
 
@@ -38,7 +37,7 @@ class ReportCollector:
         self.results: dict[str, TestResult] = {}
         #: Modules (or other collectors) that failed to collect: node id -> message.
         self.collection_errors: dict[str, str] = {}
-        self.document: dict[str, Any] | None = None
+        self.document: ReportDocument | None = None
         self.written: list[pathlib.Path] = []
         #: Why a report was not written (a full disk, ...), or ``None``.
         self.write_error: str | None = None
@@ -65,7 +64,7 @@ class ReportCollector:
         self.document = build_document(
             self._info(), list(self.results.values()), exitstatus, self.collection_errors
         )
-        session.exitstatus = self.document["verdict"]["exit_status"]
+        session.exitstatus = self.document.verdicts.exit_status
         if self._report is not None:
             # A failure here says nothing about the implementation: the summary
             # and the verdict still follow, with one line naming what was lost.
@@ -88,22 +87,20 @@ class ReportCollector:
         document = self.document
         if document is None:
             return
-        markup = _MARKUP.get(word(document["verdict"]["overall"]).tone, {"red": True})
+        markup = _MARKUP.get(word(document.verdicts.overall).tone, {"red": True})
         terminalreporter.section("dsh conformance", sep="-", bold=True)
-        for line in verdict_lines(document):
+        for line in document.verdicts.lines:
             terminalreporter.line(line)
-        for label, _ in not_collected(document):
+        for label, _ in document.not_collected:
             terminalreporter.line(f"not collected: {label}", red=True)
-        for line in first_screen_lines(document):
+        for line in first_screen_lines(document.failures):
             terminalreporter.line(line)
-        limits = host_limit_line(host_limited(document))
-        if limits is not None:
-            terminalreporter.line(limits, blue=True)
+        if document.host_limit_line is not None:
+            terminalreporter.line(document.host_limit_line, blue=True)
         for path in self.written:
             terminalreporter.line(f"report: {path}")
         if self.write_error is not None:
             terminalreporter.line(f"report {self.write_error}", red=True)
-        stopped = stop_line(document)
-        if stopped is not None:
-            terminalreporter.line(stopped, red=True)
-        terminalreporter.line(f"verdict: {overall_line(document)}", bold=True, **markup)
+        if document.stopped is not None:
+            terminalreporter.line(document.stopped, red=True)
+        terminalreporter.line(f"verdict: {document.verdicts.line}", bold=True, **markup)

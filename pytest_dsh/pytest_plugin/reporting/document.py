@@ -1,7 +1,10 @@
 """The conformance report as one JSON document (format ``dsh-conformance-report/1``).
 
-Every rendering (HTML, Markdown, the terminal summary) is made from this
-document; its JSON Schema is ``pytest_dsh/schemas/dsh-conformance-report-1.schema.json``
+:func:`build_document` groups the failures by cause and finds the broken
+behaviours, once, into the JSON document, and returns it as a
+:class:`~pytest_dsh.pytest_plugin.reporting.views.ReportDocument`: every
+rendering (HTML, Markdown, JSON, the terminal summary) is made from that.
+Its JSON Schema is ``pytest_dsh/schemas/dsh-conformance-report-1.schema.json``
 and docs/validate-your-plugin.md explains the fields.
 """
 
@@ -30,17 +33,14 @@ from pytest_dsh.pytest_plugin.reporting.verdicts import (
     exit_status,
     group_verdict,
 )
+from pytest_dsh.pytest_plugin.reporting.views import ReportDocument
 
 __all__ = [
     "FORMAT",
     "PLUGINS",
     "EarlyStop",
     "RunInfo",
-    "behaviours",
     "build_document",
-    "causes",
-    "failures",
-    "not_collected",
     "pinned_details",
     "report_schema",
 ]
@@ -262,10 +262,10 @@ def build_document(
     results: Sequence[TestResult],
     exitstatus: int,
     collection_errors: Mapping[str, str] | None = None,
-) -> dict[str, Any]:
-    """The whole report as JSON-ready data. ``collection_errors`` maps the
-    node id of each collector that failed (a suite module that did not
-    import, say) to its message."""
+) -> ReportDocument:
+    """The whole report: its JSON document and what the renderings show of
+    it. ``collection_errors`` maps the node id of each collector that failed
+    (a suite module that did not import, say) to its message."""
     ordered = sorted(results, key=lambda r: r.id)
     not_collected = dict(sorted((collection_errors or {}).items()))
     sections = _sections(ordered)
@@ -274,7 +274,7 @@ def build_document(
     titles = {pin: detail.get("title") for pin, detail in pinned_details().items()}
     grouped = group_causes(tests, texts, titles)
     behaviours = broken_behaviours(tests, grouped, sentence_places(sections))
-    return {
+    return ReportDocument.of({
         "format": FORMAT,
         "implementation": {
             "name": info.implementation,
@@ -298,7 +298,7 @@ def build_document(
         "sections": sections,
         "pinned_details": _pinned(ordered),
         "tests": tests,
-    }
+    })
 
 
 def _hypothesis(info: RunInfo) -> dict[str, Any]:
@@ -319,38 +319,3 @@ def _host(info: RunInfo) -> dict[str, Any]:
     return {
         "host": {"version": info.host_version, "text": info.host, "notes": list(info.host_notes)}
     }
-
-
-def not_collected(document: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """The collectors that failed, as (label, message): the run's own
-    collection has no node id. Empty for documents that predate the field."""
-    errors: Mapping[str, str] = document.get("collection_errors") or {}
-    return [(nodeid or "(the run)", message) for nodeid, message in errors.items()]
-
-
-def causes(document: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    """The failures grouped by cause, largest first (:mod:`.causes`); made
-    again from the rows for documents that predate the field."""
-    found: list[Mapping[str, Any]] | None = document.get("causes")
-    if found is not None:
-        return found
-    texts = {s["id"]: s["text"] for section in document["sections"] for s in section["sentences"]}
-    titles = {pin["id"]: pin["title"] for pin in document["pinned_details"]}
-    return list(group_causes(document["tests"], texts, titles))
-
-
-def behaviours(document: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    """The basic behaviours whose probes failed (:mod:`.behaviours`), with
-    the causes made again when the document predates the field."""
-    found: list[Mapping[str, Any]] | None = document.get("behaviours")
-    if found is not None:
-        return found
-    grouped = [dict(cause) for cause in causes(document)]
-    return list(broken_behaviours(document["tests"], grouped, sentence_places(
-        document["sections"])))
-
-
-def failures(document: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    """The tests to read first: failed, errored, and stale known failures."""
-    return [t for t in document["tests"] if t["outcome"] in ("failed", "error", "xpassed")]
-

@@ -11,28 +11,19 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
-from pytest_dsh.pytest_plugin.reporting.causes import cause_label, representative_line
-from pytest_dsh.pytest_plugin.reporting.document import behaviours, causes, failures, not_collected
 from pytest_dsh.pytest_plugin.reporting.first_screen import (
     COMPAT_HEADING,
     OTHERS_HEADING,
-    behaviour_label,
-    behaviour_line,
-    compat_causes,
-    other_causes,
-    own_line,
     sentence_case,
 )
-from pytest_dsh.pytest_plugin.reporting.host_limit_rows import host_limit_line, host_limited
-from pytest_dsh.pytest_plugin.reporting.summary import (
-    TestGroup,
-    claim_clause,
-    count_columns,
-    group_tests,
-    header_lines,
-    stop_line,
-)
+from pytest_dsh.pytest_plugin.reporting.summary import TestGroup, group_tests
 from pytest_dsh.pytest_plugin.reporting.verdicts import COUNTED, WORDS, describe_counts
+from pytest_dsh.pytest_plugin.reporting.views import (
+    BehaviourRow,
+    CauseRow,
+    FoldedTest,
+    ReportDocument,
+)
 
 __all__ = ["render_html"]
 
@@ -140,77 +131,80 @@ def _one_failure(test: Mapping[str, Any], *, anchor: bool = True) -> str:
     )
 
 
-def _cause(number: int, cause: Mapping[str, Any], tests: Mapping[str, Mapping[str, Any]]) -> str:
-    count = int(cause["count"])
-    first = tests.get(cause["representative"]["id"])
-    shown = _one_failure(first) if first is not None else ""
-    others = [tests[i] for i in cause["tests"][1:] if i in tests]
+def _cause(row: CauseRow) -> str:
+    shown = _one_failure(row.representative) if row.representative is not None else ""
     folded = (
-        f"<details><summary>{len(others)} more with this cause</summary>"
-        '<ol class="others">' + "".join(f"<li>{_one_failure(t)}</li>" for t in others)
+        f"<details><summary>{len(row.folded)} more with this cause</summary>"
+        '<ol class="others">' + "".join(f"<li>{_one_failure(f.test)}</li>" for f in row.folded)
         + "</ol></details>"
-        if others else ""
+        if row.folded else ""
     )
-    home = cause.get("follows")
+    home = row.cause.get("follows")
     follows = (
         f'; folded under <a href="#behaviour-{escape(_slug(home))}">{escape(home)}</a>'
         if home else ""
     )
     return (
-        f'<article class="failure cause" id="cause-{number}">'
-        f'<h3><span class="count">{count}</span>{number}. '
-        f"{escape(cause_label(cause))}</h3>"
-        f'<p class="cause-summary">cause: <code>{escape(cause["summary"])}</code>{follows}</p>'
+        f'<article class="failure cause" id="cause-{row.number}">'
+        f'<h3><span class="count">{row.count}</span>{row.number}. '
+        f"{escape(row.label)}</h3>"
+        f'<p class="cause-summary">cause: <code>{escape(row.cause["summary"])}</code>{follows}</p>'
         f"{shown}{folded}</article>"
     )
 
 
-def _folded_line(test: Mapping[str, Any]) -> str:
+def _folded_line(folded: FoldedTest) -> str:
     """A folded failure as one line: a link to it in full under its cause."""
+    test = folded.test
     return (
         f'<li>{_outcome(test["outcome"])} <a href="#{escape(_slug(test["id"]))}"><code>'
-        f'{escape(test["id"])}</code></a><br><code>{escape(own_line(test))}</code></li>'
+        f'{escape(test["id"])}</code></a><br><code>{escape(folded.line)}</code></li>'
     )
 
 
-def _behaviour(
-    number: int, one: Mapping[str, Any], tests: Mapping[str, Mapping[str, Any]]
-) -> str:
-    probe = tests.get(one["representative"]["id"])
+def _behaviour(row: BehaviourRow) -> str:
+    one = row.behaviour
+    probe = row.representative
     shown = _one_failure(probe, anchor=False) if probe is not None else ""
-    folded = [tests[i] for i in one["folded"] if i in tests]
+    folded = row.folded
     runs = len(one["tests"])
     more = f" (and {runs - 1} more runs of the probe)" if runs > 1 else ""
     details = (
         f"<details><summary>{len(folded)} failure{'s' if len(folded) != 1 else ''} folded "
         'under it</summary><ol class="others">'
-        + "".join(_folded_line(t) for t in folded) + "</ol></details>"
+        + "".join(_folded_line(f) for f in folded) + "</ol></details>"
         if folded else "<p>No other failure folded under it.</p>"
     )
     return (
         f'<article class="failure behaviour" id="behaviour-{escape(_slug(one["probe"]))}">'
-        f'<h3><span class="count b">{len(folded)}</span>{number}. '
-        f"{escape(behaviour_label(one))}</h3>"
+        f'<h3><span class="count b">{len(folded)}</span>{row.number}. '
+        f"{escape(row.label)}</h3>"
         f'<p class="cause-summary">probe{escape(more)}: '
-        f"<code>{escape(behaviour_line(one))}</code></p>{shown}{details}</article>"
+        f"<code>{escape(row.line)}</code></p>{shown}{details}</article>"
     )
 
 
-def _behaviours(document: Mapping[str, Any], tests: Mapping[str, Mapping[str, Any]]) -> list[str]:
+def _cause_rows(rows: Sequence[CauseRow]) -> str:
+    return "".join(
+        f'<tr><td><a href="#cause-{row.number}">{row.number}</a></td><td>{row.count}</td>'
+        f"<td>{escape(row.label)}</td><td><code>{escape(row.line)}</code></td></tr>"
+        for row in rows
+    )
+
+
+def _behaviours(document: ReportDocument) -> list[str]:
     """The broken basic behaviours (failing probes) with the failures folded
     under each, then the causes that fold under none; nothing when no probe
     failed (docs/validate-your-plugin.md states the folding rule)."""
-    broken = behaviours(document)
+    failures = document.failures
+    broken = failures.behaviours
     if not broken:
         return []
-    # A cause is known by its tests: causes() may rebuild the list on each call.
-    number_of = {tuple(c["tests"]): n for n, c in enumerate(causes(document), start=1)}
-    others = other_causes(document)
     rows = "".join(
-        f'<tr><td><a href="#behaviour-{escape(_slug(one["probe"]))}">{number}</a></td>'
-        f"<td>{escape(behaviour_label(one))}</td><td>{len(one['folded'])}</td>"
-        f"<td><code>{escape(behaviour_line(one))}</code></td></tr>"
-        for number, one in enumerate(broken, start=1)
+        f'<tr><td><a href="#behaviour-{escape(_slug(row.behaviour["probe"]))}">{row.number}'
+        f"</a></td><td>{escape(row.label)}</td><td>{len(row.behaviour['folded'])}</td>"
+        f"<td><code>{escape(row.line)}</code></td></tr>"
+        for row in broken
     )
     out = [
         f'<section id="behaviours"><h2>Broken basic behaviours ({len(broken)})</h2>'
@@ -219,57 +213,41 @@ def _behaviours(document: Mapping[str, Any], tests: Mapping[str, Mapping[str, An
         '<table class="behaviours"><tr><th>#</th><th>behaviour</th><th>folded failures</th>'
         f"<th>first failure</th></tr>{rows}</table>"
     ]
-    if others:
+    if failures.others:
         out.append(
             f'<div id="other-causes"><p>{escape(sentence_case(OTHERS_HEADING))}:</p>'
             '<table><tr><th>cause</th><th>failing tests</th><th>requirement</th>'
-            "<th>what failed</th></tr>"
-            + "".join(
-                f'<tr><td><a href="#cause-{number_of[tuple(c["tests"])]}">'
-                f"{number_of[tuple(c['tests'])]}</a></td><td>{c['count']}</td>"
-                f"<td>{escape(cause_label(c))}</td>"
-                f"<td><code>{escape(representative_line(c))}</code></td></tr>"
-                for c in others
-            )
-            + "</table></div>"
+            "<th>what failed</th></tr>" + _cause_rows(failures.others) + "</table></div>"
         )
-    compat = compat_causes(document)
-    if compat:
-        count = sum(int(cause["count"]) for cause in compat)
+    if failures.compat:
         out.append(
-            f"<p>{escape(sentence_case(COMPAT_HEADING))}: {count} failing tests from "
-            f"{len(compat)} causes, listed last under the failures below.</p>"
+            f"<p>{escape(sentence_case(COMPAT_HEADING))}: {failures.compat_failing} failing "
+            f"tests from {len(failures.compat)} causes, listed last under the failures below.</p>"
         )
-    out += [_behaviour(n, one, tests) for n, one in enumerate(broken, start=1)]
+    out += [_behaviour(row) for row in broken]
     out.append("</section>")
     return out
 
 
-def _cause_table(found: Sequence[Mapping[str, Any]]) -> str:
-    rows = "".join(
-        f'<tr><td><a href="#cause-{number}">{number}</a></td><td>{cause["count"]}</td>'
-        f"<td>{escape(cause_label(cause))}</td>"
-        f"<td><code>{escape(representative_line(cause))}</code></td></tr>"
-        for number, cause in enumerate(found, start=1)
-    )
+def _cause_table(rows: Sequence[CauseRow]) -> str:
     return (
         '<table class="causes"><tr><th>#</th><th>failing tests</th><th>requirement</th>'
-        f"<th>what failed</th></tr>{rows}</table>"
+        f"<th>what failed</th></tr>{_cause_rows(rows)}</table>"
     )
 
 
-def _stopped(document: Mapping[str, Any]) -> list[str]:
-    line = stop_line(document)
+def _stopped(document: ReportDocument) -> list[str]:
+    line = document.stopped
     return [] if line is None else [f'<p id="stopped"><b>{escape(line)}</b></p>']
 
 
-def _host_limits(document: Mapping[str, Any]) -> list[str]:
-    rows = host_limited(document)
+def _host_limits(document: ReportDocument) -> list[str]:
+    rows = document.host_limits
     if not rows:
         return []
     out = [
         f'<section id="host-limits"><h2>Host limits ({len(rows)})</h2>'
-        f"<p>{escape(host_limit_line(rows) or '')}</p><details>"
+        f"<p>{escape(document.host_limit_line or '')}</p><details>"
         "<summary>Tests no plugin can pass on this DSH host, and why</summary><table>"
         "<tr><th>test</th><th>outcome</th><th>reason</th></tr>"
     ]
@@ -282,10 +260,12 @@ def _host_limits(document: Mapping[str, Any]) -> list[str]:
     return out
 
 
-def render_html(document: Mapping[str, Any]) -> str:
-    verdict = document["verdict"]
-    tests = {test["id"]: test for test in document["tests"]}
-    impl = document["implementation"]
+def render_html(document: ReportDocument) -> str:
+    """report.html: renders ``document`` as it is (nothing is regrouped)."""
+    verdicts = document.verdicts
+    tests = document.tests
+    data = document.json
+    impl = data["implementation"]
     out = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
@@ -294,29 +274,27 @@ def render_html(document: Mapping[str, Any]) -> str:
         f"<style>{_CSS}{_VERDICT_CSS}</style></head><body>",
         "<header>",
         f"<h1>Conformance report: {escape(impl['name'])} {escape(impl['version'])}</h1>",
-        f'<p id="overall">Verdict: {_verdict(verdict["overall"], big=True)} '
-        f"(exit status {verdict['exit_status']}){escape(claim_clause(verdict['overall']))}</p>",
+        f'<p id="overall">Verdict: {_verdict(verdicts.overall, big=True)} '
+        f"(exit status {verdicts.exit_status}){escape(verdicts.claim)}</p>",
         *_stopped(document),
-        "<ul>" + "".join(f"<li>{escape(line)}</li>" for line in header_lines(document)) + "</ul>",
-        f"<pre>{escape(document['command'])}</pre>",
+        "<ul>" + "".join(f"<li>{escape(line)}</li>" for line in document.header) + "</ul>",
+        f"<pre>{escape(data['command'])}</pre>",
         "</header>",
         '<section id="verdicts"><h2>Verdicts by level and plugin</h2><table>',
         "<tr><th>level</th><th>plugin</th><th>verdict</th>"
-        + "".join(f"<th>{escape(o)}</th>" for o in count_columns(document))
+        + "".join(f"<th>{escape(o)}</th>" for o in verdicts.columns)
         + "</tr>",
     ]
-    for level, entry in verdict["levels"].items():
-        for plugin, one in entry["plugins"].items():
-            note = f'<div class="level">{escape(one["note"])}</div>' if one["note"] else ""
-            counts = one["counts"]
-            out.append(
-                f"<tr><td>{escape(level)}</td><td>{escape(plugin)}</td>"
-                f"<td>{_verdict(one['verdict'])}{note}</td>"
-                + "".join(f"<td>{counts.get(o, 0)}</td>" for o in count_columns(document))
-                + "</tr>"
-            )
+    for row in verdicts.rows:
+        note = f'<div class="level">{escape(row.note)}</div>' if row.note else ""
+        out.append(
+            f"<tr><td>{escape(row.level)}</td><td>{escape(row.plugin)}</td>"
+            f"<td>{_verdict(row.verdict)}{note}</td>"
+            + "".join(f"<td>{row.counts.get(o, 0)}</td>" for o in verdicts.columns)
+            + "</tr>"
+        )
     out.append("</table></section>")
-    broken = not_collected(document)
+    broken = document.not_collected
     if broken:
         out.append(
             f'<section id="not-collected"><h2>Not collected ({len(broken)})</h2>'
@@ -328,18 +306,18 @@ def render_html(document: Mapping[str, Any]) -> str:
             for label, message in broken
         ]
         out.append("</table></section>")
-    out += _behaviours(document, tests)
-    failing = failures(document)
-    found = causes(document)
+    out += _behaviours(document)
+    found = document.failures.causes
     out.append(
-        f'<section id="failures"><h2>Failures ({len(failing)}) from {len(found)} causes</h2>'
+        f'<section id="failures"><h2>Failures ({len(document.failed)}) from {len(found)} '
+        "causes</h2>"
     )
     if found:
         out.append("<p>Largest first; each cause shows one failure, the others are folded.</p>")
         out.append(_cause_table(found))
-    out += [_cause(n, cause, tests) for n, cause in enumerate(found, start=1)] or ["<p>None.</p>"]
+    out += [_cause(row) for row in found] or ["<p>None.</p>"]
     out.append("</section>")
-    known = [t for t in document["tests"] if t["outcome"] == "xfailed"]
+    known = document.known
     if known:
         out.append(
             f'<section id="known"><h2>Known failures ({len(known)})</h2><details>'
@@ -354,7 +332,7 @@ def render_html(document: Mapping[str, Any]) -> str:
         out.append("</table></details></section>")
     out += _host_limits(document)
     out.append('<section id="readme"><h2>README sentences and their tests</h2>')
-    for section in document["sections"]:
+    for section in data["sections"]:
         ids = [test_id for s in section["sentences"] for test_id in s["tests"]]
         bad = any(tests[i]["outcome"] in ("failed", "error", "xpassed") for i in ids if i in tests)
         title = section["title"]
@@ -379,12 +357,12 @@ def render_html(document: Mapping[str, Any]) -> str:
             )
         out.append("</table></details>")
     out.append("</section>")
-    if document["pinned_details"]:
+    if data["pinned_details"]:
         # The value and the tests go under the table at full width: a narrow
         # column of test ids wraps one character per line.
         out.append('<section id="pinned"><h2>Pinned details (compat level)</h2><table>')
         out.append("<tr><th>id</th><th>detail</th><th>tests</th></tr>")
-        for pin in document["pinned_details"]:
+        for pin in data["pinned_details"]:
             outcomes = Counter(str(tests[i]["outcome"]) for i in pin["tests"] if i in tests)
             out.append(
                 f'<tr><td class="id"><a href="#pin-{escape(_slug(pin["id"]))}">'
@@ -392,7 +370,7 @@ def render_html(document: Mapping[str, Any]) -> str:
                 f"<td>{escape(describe_counts(outcomes, COUNTED))}</td></tr>"
             )
         out.append("</table>")
-        for pin in document["pinned_details"]:
+        for pin in data["pinned_details"]:
             out.append(
                 f'<details id="pin-{escape(_slug(pin["id"]))}"><summary>{escape(pin["id"])}: '
                 f"{escape(pin['title'] or '')}</summary>"
@@ -400,7 +378,7 @@ def render_html(document: Mapping[str, Any]) -> str:
                 f"{_groups(group_tests(pin['tests'], tests))}</details>"
             )
         out.append("</section>")
-    other = [t["id"] for t in document["tests"] if not t["sentences"] and not t["pinned_details"]]
+    other = document.untraced
     if other:
         out.append('<section id="other"><h2>Tests naming no README sentence</h2>')
         out.append(_groups(group_tests(other, tests)) + "</section>")

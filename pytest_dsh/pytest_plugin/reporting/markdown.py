@@ -10,33 +10,16 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
-from pytest_dsh.pytest_plugin.reporting.causes import (
-    cause_label,
-    failure_line,
-    representative_line,
-)
-from pytest_dsh.pytest_plugin.reporting.document import behaviours, causes, not_collected
 from pytest_dsh.pytest_plugin.reporting.first_screen import (
     COMPAT_HEADING,
     OTHERS_HEADING,
-    behaviour_label,
-    behaviour_line,
-    compat_causes,
-    other_causes,
     sentence_case,
 )
-from pytest_dsh.pytest_plugin.reporting.host_limit_rows import host_limit_line, host_limited
-from pytest_dsh.pytest_plugin.reporting.summary import (
-    claim_clause,
-    count_columns,
-    group_tests,
-    header_lines,
-    stop_line,
-)
+from pytest_dsh.pytest_plugin.reporting.summary import group_tests
 from pytest_dsh.pytest_plugin.reporting.verdicts import COUNTED, describe_counts
+from pytest_dsh.pytest_plugin.reporting.views import CauseRow, ReportDocument
 
 __all__ = ["code", "render_markdown", "text"]
 
@@ -76,29 +59,28 @@ def _anchor(number: int) -> str:
     return f"cause-{number}"
 
 
-def _causes(
-    found: Sequence[Mapping[str, Any]], tests: Mapping[str, Mapping[str, Any]]
-) -> list[str]:
-    total = sum(int(cause["count"]) for cause in found)
+def _causes(found: Sequence[CauseRow]) -> list[str]:
+    total = sum(row.count for row in found)
     lines = ["", f"## Failures: {total} from {len(found)} causes", ""]
     lines += ["Largest first; each cause shows one failure, the others are folded.", ""]
     lines += ["| # | failing tests | requirement | what failed |", "|---|---|---|---|"]
-    for number, cause in enumerate(found, start=1):
+    for row in found:
         lines.append(
-            f'| <a href="#{_anchor(number)}">{number}</a> | {cause["count"]} '
-            f"| {text(cause_label(cause))} "
-            f"| {text(representative_line(cause))} |"
+            f'| <a href="#{_anchor(row.number)}">{row.number}</a> | {row.count} '
+            f"| {text(row.label)} "
+            f"| {text(row.line)} |"
         )
-    for number, cause in enumerate(found, start=1):
-        one = cause["representative"]
-        count = int(cause["count"])
+    for row in found:
+        one = row.cause["representative"]
+        count = row.count
         lines += [
             "",
-            f'<a id="{_anchor(number)}"></a>',
+            f'<a id="{_anchor(row.number)}"></a>',
             "",
-            f"### {number}. {text(cause_label(cause))}",
+            f"### {row.number}. {text(row.label)}",
             "",
-            f"{count} failing test{'s' if count != 1 else ''}; cause: {code(cause['summary'])}",
+            f"{count} failing test{'s' if count != 1 else ''}; "
+            f"cause: {code(row.cause['summary'])}",
             "",
             f"#### {code(one['id'], cell=False)}",
             "",
@@ -110,105 +92,97 @@ def _causes(
             "",
             *_fence(one["rerun"]),
         ]
-        others = [tests[i] for i in cause["tests"] if i != one["id"] and i in tests]
-        if others:
-            lines += ["", f"<details><summary>{len(others)} more with this cause</summary>", ""]
-            lines += [
-                f"- {code(t['id'], cell=False)}: "
-                + text(failure_line(t["message"], str(t["outcome"]), cause["requirement"]))
-                for t in others
-            ]
+        if row.folded:
+            lines += ["", f"<details><summary>{len(row.folded)} more with this cause</summary>",
+                      ""]
+            lines += [f"- {code(f.test['id'], cell=False)}: " + text(f.line) for f in row.folded]
             lines += ["", "</details>"]
     return lines
 
 
-def _first_screen(document: Mapping[str, Any]) -> list[str]:
+def _first_screen(document: ReportDocument) -> list[str]:
     """The broken basic behaviours (failing probes), then the causes that
     fold under none of them; nothing when no probe failed."""
-    broken = behaviours(document)
+    failures = document.failures
+    broken = failures.behaviours
     if not broken:
         return []
-    others = other_causes(document)
     lines = ["", f"## Broken basic behaviours ({len(broken)})", ""]
     lines += ["Each names a failing probe and folds the readme failures that show its "
               "symptom (they break only sentences the probe breaks); fix these first.", ""]
     lines += ["| # | behaviour | folded failures | first failure |", "|---|---|---|---|"]
-    for number, one in enumerate(broken, start=1):
+    for row in broken:
         lines.append(
-            f"| {number} | {text(behaviour_label(one))} | {len(one['folded'])} "
-            f"| {text(behaviour_line(one))} |"
+            f"| {row.number} | {text(row.label)} | {len(row.behaviour['folded'])} "
+            f"| {text(row.line)} |"
         )
-    if others:
+    if failures.others:
         lines += ["", f"{sentence_case(OTHERS_HEADING)}:", ""]
         lines += ["| # | failing tests | requirement | what failed |", "|---|---|---|---|"]
         lines += [
-            f"| {number} | {cause['count']} | {text(cause_label(cause))} "
-            f"| {text(representative_line(cause))} |"
-            for number, cause in enumerate(others, start=len(broken) + 1)
+            f"| {number} | {row.count} | {text(row.label)} | {text(row.line)} |"
+            for number, row in enumerate(failures.others, start=len(broken) + 1)
         ]
-    compat = compat_causes(document)
-    if compat:
-        count = sum(int(cause["count"]) for cause in compat)
-        lines += ["", f"{sentence_case(COMPAT_HEADING)}: {count} failing tests from "
-                  f"{len(compat)} causes, listed last under Failures below.", ""]
-    for number, one in enumerate(broken, start=1):
-        lines += ["", f"### {number}. {text(behaviour_label(one))}", ""]
-        lines += [f"Probe {code(one['representative']['id'], cell=False)}:", ""]
-        lines += _fence(one["representative"]["message"] or str(one["representative"]["outcome"]))
-        lines += ["", "Rerun:", "", *_fence(one["representative"]["rerun"])]
+    if failures.compat:
+        lines += ["", f"{sentence_case(COMPAT_HEADING)}: {failures.compat_failing} failing tests "
+                  f"from {len(failures.compat)} causes, listed last under Failures below.", ""]
+    for row in broken:
+        one = row.behaviour["representative"]
+        lines += ["", f"### {row.number}. {text(row.label)}", ""]
+        lines += [f"Probe {code(one['id'], cell=False)}:", ""]
+        lines += _fence(one["message"] or str(one["outcome"]))
+        lines += ["", "Rerun:", "", *_fence(one["rerun"])]
     return lines
 
 
-def render_markdown(document: Mapping[str, Any]) -> str:
-    verdict = document["verdict"]
-    tests = {test["id"]: test for test in document["tests"]}
+def render_markdown(document: ReportDocument) -> str:
+    """report.md: renders ``document`` as it is (nothing is regrouped)."""
+    verdicts = document.verdicts
+    tests = document.tests
+    data = document.json
     lines = ["# Conformance report", ""]
-    lines += [f"- {text(line)}" for line in header_lines(document)]
+    lines += [f"- {text(line)}" for line in document.header]
     lines += [
         "",
-        f"**Verdict: {verdict['overall']}** (exit status {verdict['exit_status']})"
-        f"{claim_clause(verdict['overall'])}",
+        f"**Verdict: {verdicts.overall}** (exit status {verdicts.exit_status}){verdicts.claim}",
         "",
     ]
-    stopped = stop_line(document)
-    if stopped is not None:
-        lines += [f"**{text(stopped)}**", ""]
-    columns = count_columns(document)
+    if document.stopped is not None:
+        lines += [f"**{text(document.stopped)}**", ""]
+    columns = verdicts.columns
     lines += ["| level | plugin | verdict | " + " | ".join(columns) + " |"]
     lines += ["|---" * (len(columns) + 3) + "|"]
-    for level, entry in verdict["levels"].items():
-        for plugin, one in entry["plugins"].items():
-            counts = one["counts"]
-            note = f" ({text(one['note'])})" if one["note"] else ""
-            lines.append(
-                f"| {level} | {text(plugin)} | {one['verdict']}{note} | "
-                + " | ".join(str(counts.get(o, 0)) for o in columns)
-                + " |"
-            )
-    broken = not_collected(document)
+    for row in verdicts.rows:
+        note = f" ({text(row.note)})" if row.note else ""
+        lines.append(
+            f"| {row.level} | {text(row.plugin)} | {row.verdict}{note} | "
+            + " | ".join(str(row.counts.get(o, 0)) for o in columns)
+            + " |"
+        )
+    broken = document.not_collected
     if broken:
         lines += ["", f"## Not collected ({len(broken)})", ""]
         lines += ["Parts of the suite that failed to load; their tests never ran.", ""]
         lines += ["| collector | error |", "|---|---|"]
         lines += [f"| {code(label)} | {text(message)} |" for label, message in broken]
     lines += _first_screen(document)
-    found = causes(document)
+    found = document.failures.causes
     if found:
-        lines += _causes(found, tests)
-    known = [t for t in document["tests"] if t["outcome"] == "xfailed"]
+        lines += _causes(found)
+    known = document.known
     if known:
         lines += ["", f"## Known failures ({len(known)})", "", "| test | reason |", "|---|---|"]
         lines += [f"| {code(t['id'])} | {text(t['known_failure'] or '')} |" for t in known]
-    limited = host_limited(document)
+    limited = document.host_limits
     if limited:
-        lines += ["", f"## Host limits ({len(limited)})", "", text(host_limit_line(limited) or "")]
+        lines += ["", f"## Host limits ({len(limited)})", "", text(document.host_limit_line or "")]
         lines += ["", "| test | outcome | reason |", "|---|---|---|"]
         lines += [
             f"| {code(t['id'])} | {t['outcome']} | {text(t.get('host_limit') or '')} |"
             for t in limited
         ]
     lines += ["", "## README sentences and their tests"]
-    for section in document["sections"]:
+    for section in data["sections"]:
         title = section["title"]
         if section["original_title"] not in title:
             title += f" ({section['original_title']})"
@@ -223,18 +197,18 @@ def render_markdown(document: Mapping[str, Any]) -> str:
                 f"{code(group.function)} [{group.level}]: {group.status}" for group in groups
             )
             lines.append(f"| {sentence['id']} | {cell} | {cells or 'no test in this run'} |")
-    if document["pinned_details"]:
+    if data["pinned_details"]:
         lines += ["", "## Pinned details (compat level)", ""]
         lines += ["| id | detail | tests |", "|---|---|---|"]
-        for pin in document["pinned_details"]:
+        for pin in data["pinned_details"]:
             outcomes = Counter(str(tests[i]["outcome"]) for i in pin["tests"] if i in tests)
             status = describe_counts(outcomes, COUNTED)
             lines.append(f"| {text(pin['id'])} | {text(pin['title'] or '')} | {status} |")
-        for pin in document["pinned_details"]:
+        for pin in data["pinned_details"]:
             lines += ["", f"### {text(pin['id'])}", "", *_fence(pin["value"] or "")]
             groups = group_tests(pin["tests"], tests)
             lines += [""] + [f"- {code(g.function, cell=False)}: {g.status}" for g in groups]
-    other = [t["id"] for t in document["tests"] if not t["sentences"] and not t["pinned_details"]]
+    other = document.untraced
     if other:
         lines += ["", "## Tests naming no README sentence", ""]
         lines += [

@@ -20,19 +20,26 @@ import pathlib
 import secrets
 import stat
 from collections.abc import Callable, Mapping
-from typing import Any, Final
+from typing import Final
 
 from pytest_dsh.errors import DshKitError
 from pytest_dsh.pytest_plugin.reporting.html import render_html
 from pytest_dsh.pytest_plugin.reporting.markdown import render_markdown
+from pytest_dsh.pytest_plugin.reporting.views import ReportDocument
 
-__all__ = ["ReportPathError", "ReportWriteError", "check_report_target", "report_paths",
-           "write_reports"]
+__all__ = ["ReportPathError", "ReportWriteError", "check_report_target", "render_json",
+           "report_paths", "write_reports"]
 
-_RENDERERS: Final[Mapping[str, Callable[[Mapping[str, Any]], str]]] = {
+
+def render_json(document: ReportDocument) -> str:
+    """report.json: the JSON document, as built."""
+    return json.dumps(document.json, indent=1, ensure_ascii=False) + "\n"
+
+
+_RENDERERS: Final[Mapping[str, Callable[[ReportDocument], str]]] = {
     ".html": render_html,
     ".md": render_markdown,
-    ".json": lambda document: json.dumps(document, indent=1, ensure_ascii=False) + "\n",
+    ".json": render_json,
 }
 
 
@@ -109,7 +116,7 @@ def _check_report_file(path: pathlib.Path) -> None:
         raise ReportPathError(f"{str(path)!r} is not a regular file (a device, a FIFO, ...)")
 
 
-def write_reports(document: Mapping[str, Any], target: pathlib.Path) -> list[pathlib.Path]:
+def write_reports(document: ReportDocument, target: pathlib.Path) -> list[pathlib.Path]:
     """Write the reports :func:`report_paths` names; the paths written.
 
     Every report is attempted; if any fails, :class:`ReportWriteError` names

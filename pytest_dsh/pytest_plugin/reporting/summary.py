@@ -1,4 +1,5 @@
-"""Small views of a report document that every rendering shares."""
+"""Small views of a JSON report document's members (its header, verdicts and
+stop), made once into the report document (:mod:`.views`)."""
 
 from __future__ import annotations
 
@@ -8,13 +9,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_dsh.pytest_plugin.reporting.causes import cause_label, representative_line
 from pytest_dsh.pytest_plugin.reporting.readmes import readme_line
 from pytest_dsh.pytest_plugin.reporting.verdicts import COUNTED, OUTCOMES, describe_counts, word
 
 __all__ = [
     "TestGroup",
-    "cause_lines",
     "claim_clause",
     "count_columns",
     "group_tests",
@@ -23,9 +22,6 @@ __all__ = [
     "stop_line",
     "verdict_lines",
 ]
-
-#: Causes the terminal summary shows: a first screen, not the whole report.
-TERMINAL_CAUSES = 10
 
 _PARAMS = re.compile(r"\[.*\]$")
 
@@ -95,36 +91,6 @@ def _host_lines(host: Mapping[str, Any] | None) -> list[str]:
     if not host:
         return []
     return [f"on {host['text']}", *(str(note) for note in host.get("notes", ()))]
-
-
-def cause_lines(
-    causes: Sequence[Mapping[str, Any]], limit: int = TERMINAL_CAUSES, start: int = 1
-) -> list[str]:
-    """The terminal's view of the failures: one numbered item per cause
-    (count, requirement with its text, what failed), its first failure and
-    rerun command, the others counted."""
-    if not causes:
-        return []
-    total = sum(int(cause["count"]) for cause in causes)
-    plural = "s" if len(causes) != 1 else ""
-    tests = "test" if total == 1 else "tests"
-    lines = [f"{total} failing {tests} from {len(causes)} cause{plural}, largest first:"]
-    for number, cause in enumerate(causes[:limit], start=start):
-        count = int(cause["count"])
-        one = cause["representative"]
-        lines += [
-            f"{number:>2}. [{count}x] {cause_label(cause)}",
-            f"    {representative_line(cause)}",
-            f"    first: {one['id']}" + (f" (and {count - 1} more)" if count > 1 else ""),
-            f"    rerun: {one['rerun']}",
-        ]
-    if len(causes) > limit:
-        rest = causes[limit:]
-        lines.append(
-            f"... and {len(rest)} more causes ({sum(int(c['count']) for c in rest)} failing "
-            "tests; see the report)"
-        )
-    return lines
 
 
 def verdict_lines(document: Mapping[str, Any]) -> list[str]:
