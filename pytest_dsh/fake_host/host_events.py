@@ -20,7 +20,7 @@ would, or is left to that append by its caller.
 
 from __future__ import annotations
 
-from json.encoder import encode_basestring  # type: ignore[attr-defined]
+from json.encoder import encode_basestring
 from typing import Any, Final
 
 from pytest_dsh.contract.frozen_json import (
@@ -131,7 +131,9 @@ ABORTED: Final = _constant("aborted")
 def reason_data(kind: str, message: str | None = None) -> Built:
     """A turn's end reason: ``{"kind"}``, or ``{"kind", "message"}``."""
     if message is None:
-        return COMPLETED if kind == "completed" else ABORTED if kind == "aborted" else _constant(kind)
+        if kind == "completed":
+            return COMPLETED
+        return ABORTED if kind == "aborted" else _constant(kind)
     if type(message) is not str:
         raise TypeError(f"a reason's message is a str, not {type(message).__name__}")
     return (

@@ -11,8 +11,8 @@ summarises; :meth:`FakeSession.history` hides those (they are *shadowed*) while
 from __future__ import annotations
 
 import itertools
-from json.encoder import encode_basestring  # type: ignore[attr-defined]
 from collections.abc import Callable, Iterator, Sequence
+from json.encoder import encode_basestring
 from typing import Any, Final, cast, final
 
 from pytest_dsh.contract import (

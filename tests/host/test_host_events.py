@@ -80,7 +80,9 @@ def test_prompt_events(turn: int, prompt: dict[str, Any]) -> None:
 
 @given(numbers, texts, st.none() | texts)
 def test_turn_end_data(turn: int, kind: str, message: str | None) -> None:
-    reason: dict[str, Any] = {"kind": kind} if message is None else {"kind": kind, "message": message}
+    reason: dict[str, Any] = {"kind": kind}
+    if message is not None:
+        reason["message"] = message
     built = host_events.turn_end_data(turn, host_events.reason_data(kind, message))
     _read_only_like(built, {"turn": turn, "reason": reason})
 
