@@ -33,10 +33,13 @@ __all__ = [
     "FrozenDict",
     "FrozenEvent",
     "FrozenList",
+    "built_event",
     "event_text",
     "freeze",
     "freeze_event",
+    "frozen_array",
     "frozen_event",
+    "frozen_object",
     "strict_json",
     "thaw",
     "thaw_events",
@@ -263,6 +266,27 @@ def frozen_event(
                 _set_item(event, key, _freeze_plain(value))
     except (TypeError, ValueError, RecursionError, _NotPlain):
         return _frozen_event_by_parts(type, seq, time, data, envelope)
+    _TEXT_SLOT.__set__(event, text)
+    return event
+
+
+def frozen_object(members: dict[str, Any]) -> FrozenDict:
+    """A read-only copy of ``members``, whose values are already frozen JSON
+    values or scalars (an object the host builds itself): nothing is walked."""
+    return _frozen_dict(members)
+
+
+def frozen_array(items: Iterable[Any]) -> FrozenList:
+    """A read-only array of ``items``, already frozen JSON values or scalars."""
+    return _frozen_list(items)
+
+
+def built_event(fields: dict[str, Any], text: str) -> FrozenEvent:
+    """The event ``fields`` (frozen values or scalars) with ``text``, its
+    compact JSON text, which the caller wrote from the same parts (an event
+    the host builds itself: neither walked nor encoded again)."""
+    event = _new_dict(FrozenEvent)
+    _fill_dict(event, fields)
     _TEXT_SLOT.__set__(event, text)
     return event
 

@@ -37,6 +37,7 @@ from pytest_dsh.driving.pending import AgentCounters
 from pytest_dsh.driving.runaway import count_growth
 from pytest_dsh.driving.tool_outcomes import ToolOutcome
 from pytest_dsh.driving.trace import HostTrace
+from pytest_dsh.fake_host import host_events
 from pytest_dsh.fake_host.model import ScriptedModel
 from pytest_dsh.fake_host.session import FakeSession
 from pytest_dsh.fake_host.tools import AbortSignal, AgentToolRegistry, ToolCallContext
@@ -407,14 +408,26 @@ class FakeAgent:
         session = self._session
         turn = self._next_turn_number()
         self._set_status("running")
-        session.append(
-            "turn/start", {"turn": turn, "trigger": {"kind": "message", "source": prompt["source"]}}
-        )
-        session.append(
-            "user/message",
-            {"content": prompt["content"], "source": prompt["source"]},
-            surfaceOp="append",
-        )
+        try:
+            # The prompt's content and source, encoded and frozen once for both events.
+            parts = host_events.prompt_parts(prompt)
+        except (TypeError, ValueError, RecursionError):
+            parts = None  # not JSON: the general append refuses it, as it says
+        if parts is None:
+            session.append(
+                "turn/start",
+                {"turn": turn, "trigger": {"kind": "message", "source": prompt["source"]}},
+            )
+            session.append(
+                "user/message",
+                {"content": prompt["content"], "source": prompt["source"]},
+                surfaceOp="append",
+            )
+        else:
+            session.append_built("turn/start", *host_events.turn_start_data(turn, parts))
+            session.append_built(
+                "user/message", *host_events.user_message_data(parts), surface=True
+            )
         signal = AbortSignal()
         self._turn_signal = signal
         for step in range(1, MAX_STEPS_PER_TURN + 1):
@@ -424,12 +437,12 @@ class FakeAgent:
             try:
                 await self._process.run_pre_step(self, turn, step, signal)
             except Exception as exc:
-                self._end_turn(turn, {"kind": "error", "message": str(exc)})
+                self._end_turn(turn, host_events.reason_data("error", str(exc)))
                 return
             if signal.aborted:
-                self._end_turn(turn, {"kind": "aborted"})
+                self._end_turn(turn, host_events.ABORTED)
                 return
-            session.append("step/start", {"turn": turn, "step": step})
+            session.append_built("step/start", *host_events.step_data(turn, step))
             # The log is append-only, so its length identifies what this step sent.
             self.model.record_request(session)
             reply = self.model.next_reply()
@@ -439,21 +452,31 @@ class FakeAgent:
                 return
             if signal.aborted:
                 # Aborted while the model answered (a disposal): nothing of the reply is kept.
-                session.append("step/end", {"turn": turn, "step": step})
-                self._end_turn(turn, {"kind": "aborted"})
+                session.append_built("step/end", *host_events.step_data(turn, step))
+                self._end_turn(turn, host_events.ABORTED)
                 return
             if reply.text is not None:
-                session.append(
-                    "assistant/message",
-                    {"turn": turn, "step": step, "content": [{"type": "text", "text": reply.text}]},
-                    surfaceOp="append",
-                )
-                session.append("step/end", {"turn": turn, "step": step})
-                self._end_turn(turn, {"kind": "completed"})
+                self._append_reply_text(turn, step, reply.text)
+                session.append_built("step/end", *host_events.step_data(turn, step))
+                self._end_turn(turn, host_events.COMPLETED)
                 return
             await self._run_tool_calls(turn, step, reply.tool_calls, signal)
-            session.append("step/end", {"turn": turn, "step": step})
-        self._end_turn(turn, {"kind": "error", "message": "too many steps"})
+            session.append_built("step/end", *host_events.step_data(turn, step))
+        self._end_turn(turn, host_events.reason_data("error", "too many steps"))
+
+    def _append_reply_text(self, turn: int, step: int, text: str) -> None:
+        if type(text) is str:
+            self._session.append_built(
+                "assistant/message", *host_events.assistant_text_data(turn, step, text),
+                surface=True,
+            )
+            return
+        # Not a string (a test's own reply object): the general append decides.
+        self._session.append(
+            "assistant/message",
+            {"turn": turn, "step": step, "content": [{"type": "text", "text": text}]},
+            surfaceOp="append",
+        )
 
     async def _run_tool_calls(
         self, turn: int, step: int, calls: tuple[Any, ...], signal: AbortSignal
@@ -517,8 +540,8 @@ class FakeAgent:
             )
         return outcome
 
-    def _end_turn(self, turn: int, reason: dict[str, Any]) -> None:
-        self._session.append("turn/end", {"turn": turn, "reason": reason})
+    def _end_turn(self, turn: int, reason: host_events.Built) -> None:
+        self._session.append_built("turn/end", *host_events.turn_end_data(turn, reason))
 
 
 #: How deep a model's tool-call arguments may nest and still be logged as sent.

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Sequence
-from typing import Protocol, final
+from typing import Final, Protocol, final
 
 from pytest_dsh.contract import SessionEvent
 from pytest_dsh.driving.replies import ModelReply, ToolRequest, reply_text, reply_tools
@@ -23,6 +23,10 @@ __all__ = ["ModelReply", "ScriptedModel", "ToolRequest", "reply_text", "reply_to
 class _RawLog(Protocol):
     @property
     def log(self) -> Sequence[SessionEvent]: ...
+
+
+#: The reply of an empty script (read-only, so one serves every step).
+_OK: Final = reply_text("ok")
 
 
 @final
@@ -56,7 +60,7 @@ class ScriptedModel:
         self._script.extend(replies)
 
     def next_reply(self) -> ModelReply:
-        return self._script.popleft() if self._script else reply_text("ok")
+        return self._script.popleft() if self._script else _OK
 
     @property
     def pending(self) -> int:

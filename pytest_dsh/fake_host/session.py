@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterator, Sequence
+from json.encoder import encode_basestring
 from typing import Any, Final, cast, final
 
 from pytest_dsh.contract import (
@@ -19,7 +20,13 @@ from pytest_dsh.contract import (
     SessionEvent,
     SessionHeader,
 )
-from pytest_dsh.contract.frozen_json import freeze_event, frozen_event, thaw_events
+from pytest_dsh.contract.frozen_json import (
+    FrozenDict,
+    built_event,
+    freeze_event,
+    frozen_event,
+    thaw_events,
+)
 from pytest_dsh.fake_host import gc_shelter
 
 __all__ = ["MESSAGE_EVENT_TYPES", "FakeSession", "derive_history"]
@@ -28,6 +35,9 @@ __all__ = ["MESSAGE_EVENT_TYPES", "FakeSession", "derive_history"]
 MESSAGE_EVENT_TYPES: Final = frozenset(
     {"user/message", "assistant/message", "tool/result", "steering/message"}
 )
+
+#: The text of an event's envelope up to its seq, per event type the host appends.
+_TYPE_PREFIXES: dict[str, str] = {}
 
 AppendGuard = Callable[["FakeSession", SessionEvent], None]
 
@@ -181,6 +191,36 @@ class FakeSession:
             )
         except (TypeError, ValueError, RecursionError) as exc:
             raise AppendRejectedError(f"event data is not JSON: {exc}") from exc
+        self._guard(self, event)
+        events.append(event)
+        gc_shelter.grew()
+        return event
+
+    def append_built(
+        self, type: str, data: FrozenDict, data_text: str, *, surface: bool = False
+    ) -> SessionEvent:
+        """Append an event the host built itself (:mod:`pytest_dsh.fake_host.host_events`):
+        ``data`` is already read-only and ``data_text`` its JSON text, so only
+        the envelope is written here; the guards run as for :meth:`append`,
+        and the event is the same as the one :meth:`append` would store."""
+        if not self.live:
+            raise AppendRejectedError(f"session {self.id!r} is not live")
+        events = self._events
+        seq = len(events)
+        time = self._now_ms()
+        if time.__class__ is not int:  # pragma: no cover - the virtual clock counts in ints
+            return self.append(type, data, **({"surfaceOp": "append"} if surface else {}))
+        prefix = _TYPE_PREFIXES.get(type)
+        if prefix is None:
+            prefix = _TYPE_PREFIXES[type] = '{"type":' + encode_basestring(type) + ',"seq":'
+        fields = {"type": type, "seq": seq, "time": time, "data": data}
+        if surface:
+            fields["surfaceOp"] = "append"
+        event: SessionEvent = built_event(  # type: ignore[assignment]
+            fields,
+            f'{prefix}{seq},"time":{time},"data":{data_text}'
+            + (',"surfaceOp":"append"}' if surface else "}"),
+        )
         self._guard(self, event)
         events.append(event)
         gc_shelter.grew()

@@ -178,6 +178,8 @@ class VirtualEventLoop(asyncio.SelectorEventLoop):
 
     def __init__(self, clock: VirtualClock) -> None:
         self._virtual_clock = clock
+        self._resolution_at = math.nan  # no instant equals it: the first read computes
+        self._resolution = 1e-9
         self._virtual_selector = VirtualSelector(clock)
         super().__init__(selector=self._virtual_selector)
         self._virtual_selector.attach(self)
@@ -189,7 +191,11 @@ class VirtualEventLoop(asyncio.SelectorEventLoop):
     # reaching a due timer: the step grows with the spacing of the current time.
     @property
     def _clock_resolution(self) -> float:
-        return max(1e-9, 4 * math.ulp(self._virtual_clock.monotonic()))
+        now = self._virtual_clock.monotonic()
+        if now != self._resolution_at:  # read once per iteration, computed once per instant
+            self._resolution_at = now
+            self._resolution = max(1e-9, 4 * math.ulp(now))
+        return self._resolution
 
     @_clock_resolution.setter
     def _clock_resolution(self, value: float) -> None:
