@@ -8,7 +8,7 @@ shape, for any implementation::
       "about": "my-dsh 1.2.0 against pytest-dsh 0.1.0",
       "classes": {"batched-one-shots": "We deliver due one-shots in one turn."},
       "expected_failures": {
-        "schedule/test_delivery_lifecycle.py::test_due_one_shots_come_first_each_in_its_own_later_turn":
+        "schedule/delivery_lifecycle/test_delivery_lifecycle.py::test_due_one_shots_come_first_each_in_its_own_later_turn":
           {"class": "batched-one-shots", "sentences": ["SCH-045"], "note": "ticket 123"}
       }
     }

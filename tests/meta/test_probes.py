@@ -62,9 +62,9 @@ def test_a_probe_is_readme_level_with_a_short_sentence_and_readme_ids(test, mark
     assert 10 <= len(sentence) <= 90 and not sentence.endswith(".")
 
 
-@pytest.mark.parametrize("module", ["dsh_conformance.schedule.test_probes",
-                                    "dsh_conformance.schedule.test_runtime_probes",
-                                    "dsh_conformance.time_context.test_probes"])
+@pytest.mark.parametrize("module", ["dsh_conformance.schedule.management_tools.test_probes",
+                                    "dsh_conformance.schedule.delivery_lifecycle.test_runtime_probes",
+                                    "dsh_conformance.time_context.timing_semantics.test_probes"])
 def test_a_probe_module_holds_probes_only(module):
     # A test written there to isolate a behaviour that is not marked would be
     # a duplicate readme test that names no bug.

@@ -26,8 +26,8 @@ pytestmark = pytest.mark.dsh_wall_budget(900)
 REPO = Path(__file__).resolve().parents[2]
 DOC = REPO / "docs" / "validate-your-npm-plugin.md"
 DELETE_TESTS = {
-    "schedule/test_management_tools.py::test_list_and_delete_ignore_extra_argument_keys",
-    "schedule/test_management_tools.py::"
+    "schedule/management_tools/test_management_tools.py::test_list_and_delete_ignore_extra_argument_keys",
+    "schedule/management_tools/test_management_tools.py::"
     "test_unknown_deleted_and_dispatched_ids_are_not_found_and_append_nothing",
 }
 

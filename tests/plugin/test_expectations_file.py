@@ -143,18 +143,18 @@ def test_a_misspelt_key_is_a_usage_error_with_a_suggestion(impls, failing_test, 
 
 def test_keys_of_sections_not_run_are_checked_against_the_suite_files():
     root = conformance_root()
-    collected = {"time_context/test_overview.py::test_x"}
+    collected = {"time_context/overview/test_overview.py::test_x"}
     problems = unknown_test_ids(
         [
-            "schedule/test_composition.py::test_root_created_after_load_gets_exactly_the_three_tools",
+            "schedule/overview/test_composition.py::test_root_created_after_load_gets_exactly_the_three_tools",
             "schedule/test_nope.py::test_x",
-            "schedule/test_composition.py::test_nothing_like_this[p]",
+            "schedule/composition/test_composition.py::test_nothing_like_this[p]",
         ],
         collected,
         root,
     )
     assert problems == [
-        "'schedule/test_composition.py::test_nothing_like_this[p]': schedule/test_composition.py "
+        "'schedule/composition/test_composition.py::test_nothing_like_this[p]': schedule/composition/test_composition.py "
         "defines no test 'test_nothing_like_this'",
         "'schedule/test_nope.py::test_x': no file 'schedule/test_nope.py' in the conformance suite",
     ]
@@ -171,6 +171,6 @@ def test_one_section_run_keeps_package_relative_ids(pytester):
     jsonschema.validate(document, report_schema())
     tests = document["tests"]
     assert [t["id"] for t in tests] == [
-        "time_context/test_configuration.py::test_both_keys_are_optional"
+        "time_context/configuration/test_configuration.py::test_both_keys_are_optional"
     ]
     assert tests[0]["nodeid"] == "test_configuration.py::test_both_keys_are_optional"
