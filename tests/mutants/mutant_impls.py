@@ -1479,7 +1479,8 @@ MUTANTS.update({
         _patch(owner.LiveOwner, "on_status", _trusts_idle_reports)),
     "delete-abort-read-once": Mutant(
         "schedule_delete reads its abort flag once, so a delete aborted during its preflight "
-        "still appends", S_RUNTIME_TOOLS, "test_a_delete_aborted_during_its_preflight_appends_nothing",
+        "still appends", S_RUNTIME_TOOLS,
+        "test_a_delete_aborted_during_its_preflight_appends_nothing",
         _patch(tools._Handlers, "delete", _abort_read_once)),
     "queued-create-abort-read-at-entry": Mutant(
         "schedule_create reads its abort flag when called, so an abort while it waits in the "

@@ -241,7 +241,8 @@ def test_a_failed_first_attempt_keeps_the_reading_but_the_host_never_logs_the_pr
 WITNESS_FAILS: dict[str, str] = {
     # Pinned details (compat): the official build's exact load messages and
     # Intl's zone-name matching, which the witness does not copy.
-    **{f"time_context/configuration/test_configuration.py::{name}": "compat: own load messages" for name in (
+    **{f"time_context/configuration/test_configuration.py::{name}": "compat: own load messages"
+       for name in (
         "test_a_refused_refresh_interval_fails_with_the_official_message[fraction]",
         "test_a_refused_refresh_interval_fails_with_the_official_message[infinity]",
         "test_a_refused_refresh_interval_fails_with_the_official_message[nan]",

@@ -117,7 +117,8 @@ def test_the_report_command_writes_three_reports_and_prints_the_verdict(tmp_path
     document = _document(tmp_path / "rep")
     assert document["verdict"]["overall"] == "conforms"
     assert document["tests"] and all(
-        t["id"].startswith("time_context/configuration/test_configuration.py::") for t in document["tests"]
+        t["id"].startswith("time_context/configuration/test_configuration.py::")
+        for t in document["tests"]
     )
 
 

@@ -154,8 +154,8 @@ def test_keys_of_sections_not_run_are_checked_against_the_suite_files():
         root,
     )
     assert problems == [
-        "'schedule/composition/test_composition.py::test_nothing_like_this[p]': schedule/composition/test_composition.py "
-        "defines no test 'test_nothing_like_this'",
+        "'schedule/composition/test_composition.py::test_nothing_like_this[p]': "
+        "schedule/composition/test_composition.py defines no test 'test_nothing_like_this'",
         "'schedule/test_nope.py::test_x': no file 'schedule/test_nope.py' in the conformance suite",
     ]
 
@@ -173,4 +173,4 @@ def test_one_section_run_keeps_package_relative_ids(pytester):
     assert [t["id"] for t in tests] == [
         "time_context/configuration/test_configuration.py::test_both_keys_are_optional"
     ]
-    assert tests[0]["nodeid"] == "test_configuration.py::test_both_keys_are_optional"
+    assert tests[0]["nodeid"] == "configuration/test_configuration.py::test_both_keys_are_optional"
