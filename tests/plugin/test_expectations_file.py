@@ -160,6 +160,25 @@ def test_keys_of_sections_not_run_are_checked_against_the_suite_files():
     ]
 
 
+def test_a_key_from_before_the_section_layout_names_the_tests_new_id():
+    # Test files moved into README section folders (schedule/test_x.py ->
+    # schedule/<section>/test_x.py); an old key is refused with its new id.
+    root = conformance_root()
+    old = ("schedule/test_composition.py::"
+           "test_root_created_after_load_gets_exactly_the_three_tools")
+    moved = ("schedule/test_probes.py::"
+             "test_a_fork_lists_none_of_its_parents_reminders[p]")
+    problems = unknown_test_ids([old, moved], set(), root)
+    assert problems == [
+        f"{old!r}: no file 'schedule/test_composition.py' in the conformance suite; test files "
+        "are in README section folders now: did you mean 'schedule/overview/test_composition.py::"
+        "test_root_created_after_load_gets_exactly_the_three_tools'?",
+        f"{moved!r}: no file 'schedule/test_probes.py' in the conformance suite; test files are "
+        "in README section folders now: did you mean 'schedule/durable_state/test_probes.py::"
+        "test_a_fork_lists_none_of_its_parents_reminders[p]'?",
+    ]
+
+
 def test_one_section_run_keeps_package_relative_ids(pytester):
     # The node ids of a section run lose their section prefix; the stable ids must not.
     result = pytester.runpytest(
