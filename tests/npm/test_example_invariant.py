@@ -29,8 +29,9 @@ LEFT_OUT = {
 def test_the_own_companion_is_loaded_and_refuses_a_reused_id(tmp_path, kit):
     kit.require_npm()
     run = kit.run_suite(
-        [str(kit.SUITE_DIR / "schedule" / "test_invariant.py"),
-         str(kit.SUITE_DIR / "schedule" / "test_probes.py"), f"--rootdir={kit.SUITE_DIR}",
+        [str(kit.SUITE_DIR / "schedule" / "durable_state" / "test_invariant.py"),
+         str(kit.SUITE_DIR / "schedule" / "durable_state" / "test_probes.py"),
+         f"--rootdir={kit.SUITE_DIR}",
          "--dsh-level=readme", "--dsh-impl=npm", "--dsh-npm", f"schedule={EXAMPLE}"],
         cwd=tmp_path, env=kit.user_env(),
     )
