@@ -46,9 +46,6 @@ def states(agent) -> object:
     return [(view.get("id"), view.get("state")) for view in listed]
 
 
-# -- the owner's run cannot start --------------------------------------------------------
-
-
 # -- the follow-up message cannot be built -------------------------------------------------
 
 

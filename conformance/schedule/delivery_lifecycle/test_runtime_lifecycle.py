@@ -254,6 +254,3 @@ def test_a_failed_dispatch_barrier_starts_no_retry_timer(host, agent):
     assert durable == [record.id], readme(
         "SCH-057", "the pending dispatch to become durable through a later ordinary preflight",
         durable)
-
-
-# -- aborted calls in the queue (pinned: SCH-ABORT-ANSWER) ---------------------------------

@@ -183,9 +183,3 @@ def test_a_create_aborted_after_its_append_keeps_the_record(host, agent):
     logged = [c["schedule"]["id"] for c in changes(agent) if c["operation"] == "create"]
     assert [record["id"] for record in listed] == logged, pinned(
         "SCH-ABORT-ANSWER", "the kept record to be listed as active", listed)
-
-
-# -- dispatch barrier failure, later reminders ----------------------------------------------
-
-
-# -- disposal while work is in flight -----------------------------------------------------
