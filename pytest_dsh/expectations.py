@@ -8,7 +8,7 @@ shape, for any implementation::
       "about": "my-dsh 1.2.0 against pytest-dsh 0.1.0",
       "classes": {"batched-one-shots": "We deliver due one-shots in one turn."},
       "expected_failures": {
-        "schedule/test_delivery_lifecycle.py::test_due_one_shots_come_first_each_in_its_own_later_turn":
+        "schedule/delivery_lifecycle/test_delivery_lifecycle.py::test_due_one_shots_come_first_each_in_its_own_later_turn":
           {"class": "batched-one-shots", "sentences": ["SCH-045"], "note": "ticket 123"}
       }
     }
@@ -276,20 +276,30 @@ def unknown_test_ids(
                 hint = f"; did you mean {near[0]!r}?" if near else ""
             problems.append(f"{key!r} names no collected test{hint}")
             continue
-        source = sources.text(path)
-        if not isinstance(source, str):
-            problems.append(f"{key!r}: {source.args[0]}")
-            continue
         # The module-level name: a function, a class, or an assigned TestCase.
         top = _PARAMS.sub("", name.split("::")[0])
-        defined = re.compile(rf"^((async\s+)?def\s+{re.escape(top)}\(|class\s+{re.escape(top)}\b|"
-                             rf"{re.escape(top)}\s*=)", re.M)
-        if not defined.search(source):
+        source = sources.text(path)
+        if not isinstance(source, str):
+            moved = sources.moved(path, top)
+            hint = (f"; test files are in README section folders now: did you mean "
+                    f"{moved + '::' + name!r}?") if moved else ""
+            problems.append(f"{key!r}: {source.args[0]}{hint}")
+            continue
+        if not _defines(source, top):
             problems.append(f"{key!r}: {path} defines no test {top!r}")
     if len(problems) > LISTED_PROBLEMS:
         rest = len(problems) - LISTED_PROBLEMS
         problems = [*problems[:LISTED_PROBLEMS], f"... and {rest} more keys that name no test"]
     return problems
+
+
+def _defines(source: str, top: str) -> bool:
+    defined = re.compile(rf"^((async\s+)?def\s+{re.escape(top)}\(|class\s+{re.escape(top)}\b|"
+                         rf"{re.escape(top)}\s*=)", re.M)
+    return defined.search(source) is not None
+
+
+_FLAT_TEST_FILE = re.compile(r"(schedule|time_context)/test_\w+\.py")
 
 
 class _SuiteSources:
@@ -305,6 +315,23 @@ class _SuiteSources:
         if path not in self._texts:
             self._texts[path] = self._read(path)
         return self._texts[path]
+
+    def moved(self, path: str, top: str) -> str | None:
+        """Where ``schedule/test_x.py`` (the layout before README section
+        folders) is now, if one ``schedule/<section>/test_x.py`` defines ``top``."""
+        if self._root is None or not _FLAT_TEST_FILE.fullmatch(path):
+            return None
+        plugin, _, filename = path.partition("/")
+        try:
+            folders = sorted(p.name for p in (self._root / plugin).iterdir() if p.is_dir())
+        except OSError:
+            return None
+        for folder in folders:
+            candidate = f"{plugin}/{folder}/{filename}"
+            source = self.text(candidate)
+            if isinstance(source, str) and _defines(source, top):
+                return candidate
+        return None
 
     def _read(self, path: str) -> str | _Unreadable:
         missing = _Unreadable(f"no file {path!r} in the conformance suite")

@@ -62,9 +62,20 @@ def test_a_probe_is_readme_level_with_a_short_sentence_and_readme_ids(test, mark
     assert 10 <= len(sentence) <= 90 and not sentence.endswith(".")
 
 
-@pytest.mark.parametrize("module", ["dsh_conformance.schedule.test_probes",
-                                    "dsh_conformance.schedule.test_runtime_probes",
-                                    "dsh_conformance.time_context.test_probes"])
+#: The probe modules: a section's probes written apart from its other tests
+#: (``<plugin>/<section>/test_probes.py``, ``test_runtime_probes.py``).
+PROBE_MODULES = sorted(
+    info.name for info in pkgutil.walk_packages(dsh_conformance.__path__, "dsh_conformance.")
+    if info.name.rpartition(".")[2] in ("test_probes", "test_runtime_probes")
+)
+
+
+def test_every_plugin_has_probe_modules():
+    plugins = {module.split(".")[1] for module in PROBE_MODULES}
+    assert plugins == {"schedule", "time_context"}
+
+
+@pytest.mark.parametrize("module", PROBE_MODULES)
 def test_a_probe_module_holds_probes_only(module):
     # A test written there to isolate a behaviour that is not marked would be
     # a duplicate readme test that names no bug.

@@ -469,21 +469,25 @@ def _set(target: Any, name: str, value: Any) -> Callable[[], None]:
     return lambda: setattr(target, name, value)
 
 
-TC_CONFIG = "dsh_conformance.time_context.test_configuration"
-TC_TIMING = "dsh_conformance.time_context.test_timing_semantics"
-TC_MODEL = "dsh_conformance.time_context.test_model_experience"
-TC_LIMITS = "dsh_conformance.time_context.test_known_limitations"
-TC_INVARIANT = "dsh_conformance.time_context.test_invariant"
-TC_SURVIVORS = "dsh_conformance.time_context.test_mutation_survivors"
-S_ABSOLUTE = "dsh_conformance.schedule.test_absolute_time_input"
-S_COMPOSITION = "dsh_conformance.schedule.test_composition"
-S_DELIVERY = "dsh_conformance.schedule.test_delivery_lifecycle"
-S_DURABLE = "dsh_conformance.schedule.test_durable_state"
-S_INVARIANT = "dsh_conformance.schedule.test_invariant"
-S_LIMITS = "dsh_conformance.schedule.test_known_limitations"
-S_TOOLS = "dsh_conformance.schedule.test_management_tools"
-S_TRANSACTIONS = "dsh_conformance.schedule.test_transactions"
-S_MODEL = "dsh_conformance.schedule.test_model_experience"
+TC_CONFIG = "dsh_conformance.time_context.configuration.test_configuration"
+TC_TIMING = "dsh_conformance.time_context.timing_semantics.test_timing_semantics"
+TC_MODEL = "dsh_conformance.time_context.model_experience.test_model_experience"
+TC_LIMITS = "dsh_conformance.time_context.known_limitations.test_known_limitations"
+TC_INVARIANT = "dsh_conformance.time_context.timing_semantics.test_invariant"
+TC_SURVIVORS = "dsh_conformance.time_context.timing_semantics.test_mutation_survivors"
+TC_SURVIVORS_MODEL = "dsh_conformance.time_context.model_experience.test_mutation_survivors"
+S_ABSOLUTE = "dsh_conformance.schedule.absolute_time_input.test_absolute_time_input"
+S_COMPOSITION = "dsh_conformance.schedule.composition.test_composition"
+S_DELIVERY = "dsh_conformance.schedule.delivery_lifecycle.test_delivery_lifecycle"
+S_DURABLE = "dsh_conformance.schedule.durable_state.test_durable_state"
+S_INVARIANT = "dsh_conformance.schedule.durable_state.test_invariant"
+S_LIMITS = "dsh_conformance.schedule.known_limitations.test_known_limitations"
+S_TOOLS = "dsh_conformance.schedule.management_tools.test_management_tools"
+S_TOOLS_OVERVIEW = "dsh_conformance.schedule.overview.test_management_tools"
+S_TRANSACTIONS = "dsh_conformance.schedule.management_tools.test_transactions"
+S_TRANSACTIONS_COMPOSITION = "dsh_conformance.schedule.composition.test_transactions"
+S_TRANSACTIONS_DELIVERY = "dsh_conformance.schedule.delivery_lifecycle.test_transactions"
+S_MODEL = "dsh_conformance.schedule.model_experience.test_model_experience"
 
 MUTANTS: dict[str, Mutant] = {
     # time-context: interval scheduling
@@ -527,7 +531,7 @@ MUTANTS: dict[str, Mutant] = {
         "test_timestamps_are_iso_shaped_local_times_with_offset_and_zone[1767225600000-UTC-",
         _patch(formatting, "format_offset", _zero_offset_as_z)),
     "offset-seconds-dropped": Mutant(
-        "a local-mean-time offset loses its seconds", TC_SURVIVORS,
+        "a local-mean-time offset loses its seconds", TC_SURVIVORS_MODEL,
         "test_an_offset_with_seconds_is_printed_with_its_seconds",
         _patch(formatting, "format_offset", _offset_seconds_dropped)),
     "duration-drops-zero-seconds": Mutant(
@@ -566,7 +570,7 @@ MUTANTS: dict[str, Mutant] = {
         "test_local_time_equal_to_now_is_not_future",
         _patch(records, "future_instant", _now_counts_as_future)),
     "five-minute-interval-rejected": Mutant(
-        "every_seconds 300 answers frequency_too_high", S_TOOLS,
+        "every_seconds 300 answers frequency_too_high", S_TOOLS_OVERVIEW,
         "test_version_one_accepts_positive_delays_and_intervals_of_five_minutes_or_more",
         _patch(tool_arguments, "checked_every_seconds", _five_minutes_rejected)),
     "corrupt-log-reported-as-internal-error": Mutant(
@@ -574,7 +578,7 @@ MUTANTS: dict[str, Mutant] = {
         "test_list_over_a_corrupt_official_log_reports_corrupt_schedule_log",
         _patch(tools, "corrupt_log_result", _corrupt_as_internal)),
     "uncertain-result-omits-the-id": Mutant(
-        "persistence_uncertain never names the written id", S_TRANSACTIONS,
+        "persistence_uncertain never names the written id", S_TRANSACTIONS_COMPOSITION,
         "test_a_held_barrier_released_as_a_failure_names_the_kept_id",
         _patch(tools, "persistence_uncertain_result", _uncertain_without_id)),
     "tool-results-ascii-escaped": Mutant(
@@ -681,7 +685,7 @@ MUTANTS: dict[str, Mutant] = {
 # -- mutants at moments only act_inside and hold_busy reach (the official runtime
 # -- tests RT-11c, RT-17b, RT-20a, RT-20b, TL-01; docs/official-runtime-tests.md) -------
 
-RUNTIME_MOMENTS = "dsh_conformance.schedule.test_runtime_moments"
+RUNTIME_MOMENTS = "dsh_conformance.schedule.delivery_lifecycle.test_runtime_moments"
 
 
 def _idle_wait_without_stop(original: Any) -> Any:
@@ -762,7 +766,7 @@ MUTANTS.update({
         _patch(owner.LiveOwner, "_fold", _unreadable_log_skipped)),
     "create-card-trims-the-prompt": Mutant(
         "schedule_create presents its pending call with the prompt trimmed",
-        "dsh_conformance.schedule.test_package_surface",
+        "dsh_conformance.schedule.composition.test_package_surface",
         "test_each_tool_runs_exclusive_and_presents_its_pending_call[schedule_create]",
         _trimmed_create_card),
 })
@@ -971,11 +975,11 @@ def _datetime_bound_timestamp(original: Any) -> Any:
     return format_timestamp
 
 
-S_LIFECYCLE = "dsh_conformance.schedule.test_owner_lifecycle"
-S_FLUSH_WAITS = "dsh_conformance.schedule.test_flush_waits"
-S_READ_FAULTS = "dsh_conformance.schedule.test_read_faults"
-S_RANGE = "dsh_conformance.schedule.test_range_edges"
-TC_EXTREME = "dsh_conformance.time_context.test_extreme_wall_clocks"
+S_LIFECYCLE = "dsh_conformance.schedule.delivery_lifecycle.test_owner_lifecycle"
+S_FLUSH_WAITS = "dsh_conformance.schedule.composition.test_flush_waits"
+S_READ_FAULTS = "dsh_conformance.schedule.management_tools.test_read_faults"
+S_RANGE = "dsh_conformance.schedule.management_tools.test_range_edges"
+TC_EXTREME = "dsh_conformance.time_context.model_experience.test_extreme_wall_clocks"
 
 MUTANTS.update({
     "busy-owner-never-retries": Mutant(
@@ -1002,7 +1006,7 @@ MUTANTS.update({
         "test_a_create_aborted_during_its_preflight_appends_nothing",
         _patch(tools._Handlers, "create", _abort_read_once)),
     "disposal-does-not-await-preflights": Mutant(
-        "disposal returns while a preflight or idle wait is in flight", S_TRANSACTIONS,
+        "disposal returns while a preflight or idle wait is in flight", S_TRANSACTIONS_DELIVERY,
         "test_agent_disposal_awaits_an_in_flight_due_preflight_then_writes_nothing",
         _patch(owner.LiveOwner, "dispose", _disposal_not_awaiting)),
     "hung-flush-gives-up": Mutant(
@@ -1011,7 +1015,7 @@ MUTANTS.update({
         _hung_flushes_give_up),
     "barrier-rejection-stops-the-owner": Mutant(
         "a rejected dispatch barrier faults the owner, so later reminders are never delivered",
-        S_TRANSACTIONS,
+        S_TRANSACTIONS_DELIVERY,
         "test_later_reminders_are_delivered_after_a_rejected_dispatch_barrier[rejected]",
         _drive_with_barrier("fatal")),
     "event-read-fault-leaks": Mutant(
@@ -1100,13 +1104,13 @@ def _registers_without_rollback(original: Any) -> Any:
 MUTANTS.update({
     "step-one-counts-any-event": Mutant(
         "step 1 measures from the newest event that is not model-visible",
-        "dsh_conformance.time_context.test_step_baselines",
+        "dsh_conformance.time_context.timing_semantics.test_step_baselines",
         "test_step_one_measures_from_the_newest_model_visible_message_not_a_newer_event"
         "[turn/start]",
         _patch(baselines, "step_one_baseline_ms", _step_one_counts_any_event)),
     "colliding-registration-not-rolled-back": Mutant(
         "a tool registration that fails halfway leaves the first tools registered",
-        "dsh_conformance.schedule.test_tool_registry",
+        "dsh_conformance.schedule.composition.test_tool_registry",
         "test_a_colliding_registration_rolls_back_the_tools_already_registered"
         "[schedule_list]",
         _patch(schedule_plugin, "register_schedule_tools", _registers_without_rollback)),
@@ -1403,8 +1407,9 @@ def _scans_only_the_newest_reading(original: Any) -> Any:
     return check_log
 
 
-S_RUNTIME = "dsh_conformance.schedule.test_runtime_lifecycle"
-TC_LIFECYCLE = "dsh_conformance.time_context.test_timing_semantics_lifecycle"
+S_RUNTIME = "dsh_conformance.schedule.delivery_lifecycle.test_runtime_lifecycle"
+S_RUNTIME_TOOLS = "dsh_conformance.schedule.management_tools.test_runtime_lifecycle"
+TC_LIFECYCLE = "dsh_conformance.time_context.timing_semantics.test_timing_semantics_lifecycle"
 
 MUTANTS.update({
     "claim-decides-with-the-preflight-fold": Mutant(
@@ -1441,14 +1446,14 @@ MUTANTS.update({
         _set(owner.LiveOwner, "start", lambda self: None)),
     "create-barrier-failure-retries-on-a-timer": Mutant(
         "a failed create barrier arms a private retry timer that drives the owner again",
-        S_RUNTIME, "test_a_failed_management_barrier_starts_no_retry_timer[schedule_create]",
+        S_RUNTIME_TOOLS, "test_a_failed_management_barrier_starts_no_retry_timer[schedule_create]",
         _patch(tools._Handlers, "create", _barrier_failure_retries("create"))),
     "delete-barrier-failure-retries-on-a-timer": Mutant(
         "a failed delete barrier arms a private retry timer that drives the owner again",
-        S_RUNTIME, "test_a_failed_management_barrier_starts_no_retry_timer[schedule_delete]",
+        S_RUNTIME_TOOLS, "test_a_failed_management_barrier_starts_no_retry_timer[schedule_delete]",
         _patch(tools._Handlers, "delete", _barrier_failure_retries("delete"))),
     "rejected-idle-wait-faults-the-owner": Mutant(
-        "a rejected whenIdle() faults the owner: no later preflight delivers", S_RUNTIME,
+        "a rejected whenIdle() faults the owner: no later preflight delivers", S_RUNTIME_TOOLS,
         "test_a_rejected_idle_wait_leaves_the_owner_working_for_the_next_preflight",
         _idle_wait_with_bugs(rejection="faults")),
     "rejected-idle-wait-keeps-its-slot": Mutant(
@@ -1470,15 +1475,16 @@ MUTANTS.update({
         _patch(owner.LiveOwner, "dispose", _disposal_awaiting_idle)),
     "idle-report-taken-as-the-claim": Mutant(
         "an idle status report runs the maintenance task directly, without claiming the idle "
-        "phase", S_RUNTIME, "test_a_stale_idle_report_during_a_claim_delivers_once",
+        "phase", S_RUNTIME_TOOLS, "test_a_stale_idle_report_during_a_claim_delivers_once",
         _patch(owner.LiveOwner, "on_status", _trusts_idle_reports)),
     "delete-abort-read-once": Mutant(
         "schedule_delete reads its abort flag once, so a delete aborted during its preflight "
-        "still appends", S_RUNTIME, "test_a_delete_aborted_during_its_preflight_appends_nothing",
+        "still appends", S_RUNTIME_TOOLS,
+        "test_a_delete_aborted_during_its_preflight_appends_nothing",
         _patch(tools._Handlers, "delete", _abort_read_once)),
     "queued-create-abort-read-at-entry": Mutant(
         "schedule_create reads its abort flag when called, so an abort while it waits in the "
-        "queue is missed and it flushes and appends", S_RUNTIME,
+        "queue is missed and it flushes and appends", S_RUNTIME_TOOLS,
         "test_a_create_aborted_while_it_waits_in_the_queue_neither_flushes_nor_appends",
         _patch(tools._Handlers, "create", _abort_read_at_entry)),
     "interval-accepts-digit-strings": Mutant(

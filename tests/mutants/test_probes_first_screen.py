@@ -17,6 +17,7 @@ terminal ends with the causes, after pytest's per-test ``FAILED`` lines.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import pathlib
@@ -28,6 +29,7 @@ from typing import Any
 import pytest
 
 from dsh_conformance.layout_free import CLOSED_CODES, NOT_FOUND_CODE
+from dsh_conformance.sections import SECTIONS
 
 # Runs the probes in another process: more than the default budget.
 pytestmark = pytest.mark.dsh_wall_budget(600)
@@ -48,9 +50,15 @@ FOUR_BUGS = {name: probe for name, probe in FIVE_BUGS.items()
 SHAPE_CHOICE = "error-value-fields-renamed"
 SHAPE = "the closed code is under 'error', not 'code'"
 CODES = CLOSED_CODES | {NOT_FOUND_CODE}
-#: Whole modules: every probe of the four bugs, and readme and compat tests around them.
-MODULES = [f"dsh_conformance.schedule.{name}" for name in (
-    "test_management_tools", "test_durable_state", "test_delivery_lifecycle", "test_probes")]
+#: Whole modules: every probe of the four bugs, and readme and compat tests around them
+#: (each of these files, in every README section folder that has one).
+MODULES = [
+    f"dsh_conformance.schedule.{section.folder}.{name}"
+    for section in SECTIONS if section.plugin == "schedule"
+    for name in ("test_management_tools", "test_durable_state", "test_delivery_lifecycle",
+                 "test_probes")
+    if importlib.util.find_spec(f"dsh_conformance.schedule.{section.folder}.{name}")
+]
 
 _ITEM = re.compile(r"^ ?\d+\. basic behaviour broken: .* \[(?P<probe>[a-z0-9-]+)[;\]]")
 _NUMBERED = re.compile(r"^ ?\d+\. ")

@@ -30,7 +30,7 @@ from pytest_dsh.official import OFFICIAL_SCHEDULE_VERSION
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "dsh-schedule-wrapper"
 UNKNOWN_ID_TEST = (
-    "schedule/test_management_tools.py::"
+    "schedule/management_tools/test_management_tools.py::"
     "test_unknown_deleted_and_dispatched_ids_are_not_found_and_append_nothing"
 )
 #: The installed suite's folder: node ids relative to it are the expectation keys.

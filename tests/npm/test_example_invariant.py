@@ -13,24 +13,25 @@ from pathlib import Path
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "dsh-schedule-own-invariant"
 PASSING = {
-    "schedule/test_probes.py::test_the_companion_rejects_a_second_create_of_an_existing_id",
-    "schedule/test_invariant.py::test_registration_fails_over_an_existing_corrupt_session",
-    "schedule/test_invariant.py::test_the_implementations_own_changes_are_accepted_in_a_fresh_session",
-    "schedule/test_invariant.py::test_other_event_types_are_not_checked",
-    "schedule/test_invariant.py::test_the_tools_and_the_owner_work_under_the_companion",
+    "schedule/durable_state/test_probes.py::test_the_companion_rejects_a_second_create_of_an_existing_id",
+    "schedule/durable_state/test_invariant.py::test_registration_fails_over_an_existing_corrupt_session",
+    "schedule/durable_state/test_invariant.py::test_the_implementations_own_changes_are_accepted_in_a_fresh_session",
+    "schedule/durable_state/test_invariant.py::test_other_event_types_are_not_checked",
+    "schedule/durable_state/test_invariant.py::test_the_tools_and_the_owner_work_under_the_companion",
 }
 #: Rules the example leaves out: an unknown version, a delete of an inactive id.
 LEFT_OUT = {
-    "schedule/test_invariant.py::test_a_written_change_broken_without_its_layout_is_rejected",
-    "schedule/test_invariant.py::test_a_new_corrupt_session_is_refused",
+    "schedule/durable_state/test_invariant.py::test_a_written_change_broken_without_its_layout_is_rejected",
+    "schedule/durable_state/test_invariant.py::test_a_new_corrupt_session_is_refused",
 }
 
 
 def test_the_own_companion_is_loaded_and_refuses_a_reused_id(tmp_path, kit):
     kit.require_npm()
     run = kit.run_suite(
-        [str(kit.SUITE_DIR / "schedule" / "test_invariant.py"),
-         str(kit.SUITE_DIR / "schedule" / "test_probes.py"), f"--rootdir={kit.SUITE_DIR}",
+        [str(kit.SUITE_DIR / "schedule" / "durable_state" / "test_invariant.py"),
+         str(kit.SUITE_DIR / "schedule" / "durable_state" / "test_probes.py"),
+         f"--rootdir={kit.SUITE_DIR}",
          "--dsh-level=readme", "--dsh-impl=npm", "--dsh-npm", f"schedule={EXAMPLE}"],
         cwd=tmp_path, env=kit.user_env(),
     )

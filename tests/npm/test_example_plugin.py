@@ -14,7 +14,7 @@ from pathlib import Path
 from pytest_dsh.npm.expectations import load_expectations
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "dsh-schedule-wrapper"
-MODULE = "schedule/test_management_tools.py"
+MODULE = "schedule/management_tools/test_management_tools.py"
 
 
 def test_the_example_declares_its_deviation_against_real_sentences(kit):

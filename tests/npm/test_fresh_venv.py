@@ -26,8 +26,8 @@ pytestmark = pytest.mark.dsh_wall_budget(900)
 REPO = Path(__file__).resolve().parents[2]
 DOC = REPO / "docs" / "validate-your-npm-plugin.md"
 DELETE_TESTS = {
-    "schedule/test_management_tools.py::test_list_and_delete_ignore_extra_argument_keys",
-    "schedule/test_management_tools.py::"
+    "schedule/management_tools/test_management_tools.py::test_list_and_delete_ignore_extra_argument_keys",
+    "schedule/management_tools/test_management_tools.py::"
     "test_unknown_deleted_and_dispatched_ids_are_not_found_and_append_nothing",
 }
 
@@ -104,7 +104,7 @@ def test_a_repack_with_a_renamed_error_code_fails_the_delete_tests(venv, kit, tm
         replace={'"schedule_not_found"': '"not_found"'},
     )
     run = kit.run_suite(
-        [str(venv.suite_dir / "schedule" / "test_management_tools.py"),
+        [str(venv.suite_dir / "schedule" / "management_tools" / "test_management_tools.py"),
          f"--rootdir={venv.suite_dir}", "--dsh-impl=npm", "--dsh-npm", f"schedule={tarball}"],
         cwd=tmp_path, env=venv.env(kit), python=venv.python,
     )
@@ -141,7 +141,7 @@ def test_lifecycle_scripts_run_only_when_allowed(venv, kit, tmp_path, allowed):
     (plugin / "package.json").write_text(json.dumps(manifest), "utf-8")
     mark = tmp_path / "postinstall-ran"
     run = kit.run_suite(
-        [str(venv.suite_dir / "schedule" / "test_management_tools.py"),
+        [str(venv.suite_dir / "schedule" / "management_tools" / "test_management_tools.py"),
          f"--rootdir={venv.suite_dir}", "-k", "test_list_and_delete_ignore_extra_argument_keys",
          "--dsh-impl=npm", "--dsh-npm", f"schedule={plugin}",
          *(["--dsh-npm-scripts"] if allowed else [])],

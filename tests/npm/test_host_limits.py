@@ -72,7 +72,7 @@ def test_patterns_take_brackets_literally_and_star_as_any_text():
     assert limit_for("0.1.0-rc.8", seeded.format("unknown-version")) is None
     # "[s]" would be a character class to fnmatch: it must not match "s".
     assert limit_for("0.1.0-rc.8", seeded.format("seed-length-beyond-log")[:-1]) is None
-    step = ("time_context/test_timing_semantics.py::"
+    step = ("time_context/timing_semantics/test_timing_semantics.py::"
             "test_the_reading_lands_before_step_start_and_is_part_of_that_steps_request")
     assert limit_for("0.1.0-rc.8", step).id == INJECT  # type: ignore[union-attr]
     assert limit_for("no-such-host", step) is None
@@ -241,7 +241,8 @@ def test_a_failed_first_attempt_keeps_the_reading_but_the_host_never_logs_the_pr
 WITNESS_FAILS: dict[str, str] = {
     # Pinned details (compat): the official build's exact load messages and
     # Intl's zone-name matching, which the witness does not copy.
-    **{f"time_context/test_configuration.py::{name}": "compat: own load messages" for name in (
+    **{f"time_context/configuration/test_configuration.py::{name}": "compat: own load messages"
+       for name in (
         "test_a_refused_refresh_interval_fails_with_the_official_message[fraction]",
         "test_a_refused_refresh_interval_fails_with_the_official_message[infinity]",
         "test_a_refused_refresh_interval_fails_with_the_official_message[nan]",
@@ -251,27 +252,27 @@ WITNESS_FAILS: dict[str, str] = {
         "test_zone_names_are_matched_like_intl_and_printed_canonically[asia/shanghai-Asia/Shanghai]",
         "test_zone_names_are_matched_like_intl_and_printed_canonically[utc-UTC]",
     )},
-    **{f"time_context/test_configuration.py::test_an_invalid_explicit_zone_fails_with_the_"
+    **{f"time_context/configuration/test_configuration.py::test_an_invalid_explicit_zone_fails_with_the_"
        f"official_message[{zone}-time-context: invalid IANA timeZone \"{zone}\"]":
        "compat: own load messages" for zone in ("", "Mars/Olympus_Mons", "Not/A_Real_Zone")},
-    "time_context/test_load_faults.py::test_a_failed_zone_lookup_refuses_with_the_official_message[explicit]":
+    "time_context/configuration/test_load_faults.py::test_a_failed_zone_lookup_refuses_with_the_official_message[explicit]":
         "compat: own load messages",
-    "time_context/test_load_faults.py::test_a_failed_zone_lookup_refuses_with_the_official_message[process]":
+    "time_context/configuration/test_load_faults.py::test_a_failed_zone_lookup_refuses_with_the_official_message[process]":
         "compat: own load messages",
-    "time_context/test_mutation_survivors.py::test_a_list_given_as_time_zone_fails_the_load_naming_the_key":
+    "time_context/configuration/test_mutation_survivors.py::test_a_list_given_as_time_zone_fails_the_load_naming_the_key":
         "compat: own load messages",
     # The witness exports apply, name and inject but no Config schema (TC-EXPORT-SHAPE).
-    "time_context/test_package_shape.py::test_the_package_exports_match_the_official_build":
+    "time_context/configuration/test_package_shape.py::test_the_package_exports_match_the_official_build":
         "compat: own export shape",
-    "time_context/test_timing_semantics.py::test_the_reading_message_is_one_text_block_beside_its_source":
+    "time_context/timing_semantics/test_timing_semantics.py::test_the_reading_message_is_one_text_block_beside_its_source":
         "compat: the witness builds its message with the host's createUserMessage (role, id)",
     # The witness's placement: before step/start, so before the prompt the host
     # logs after step/start. A plugin that lets the host append its reading
     # after the prompt passes these two (the official build does, but for its
     # source) and fails the host limits instead.
-    "time_context/test_timing_semantics.py::test_the_reading_carries_exactly_the_plugin_source":
+    "time_context/timing_semantics/test_timing_semantics.py::test_the_reading_carries_exactly_the_plugin_source":
         "placement: the first user/message is the reading, not the prompt",
-    "time_context/test_model_experience.py::test_readings_only_ever_extend_the_previous_request":
+    "time_context/model_experience/test_model_experience.py::test_readings_only_ever_extend_the_previous_request":
         "placement: the prompt comes after the reading in the request",
 }
 
@@ -308,7 +309,7 @@ def test_every_report_lists_host_limits_apart_with_their_reason():
     from pytest_dsh.pytest_plugin.reporting.markdown import render_markdown
 
 
-    reason = limit_for("0.1.0-rc.8", "time_context/test_timing_semantics.py::"
+    reason = limit_for("0.1.0-rc.8", "time_context/timing_semantics/test_timing_semantics.py::"
                        "test_each_request_is_the_surface_prefix_at_its_step_start")
     assert reason is not None
     rows = []

@@ -117,7 +117,8 @@ def test_the_table_matches_the_registry(kit):
 def _pytest(args: list[str], *, cwd: Path, env: dict[str, str]) -> tuple[int, str]:
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "--pyargs",
-         "dsh_conformance.schedule.test_management_tools", "-p", "no:randomly", *args],
+         "dsh_conformance.schedule.management_tools.test_management_tools", "-p", "no:randomly",
+         *args],
         cwd=cwd, env=env, capture_output=True, text=True, timeout=1800,
     )
     return done.returncode, done.stdout + done.stderr

@@ -21,7 +21,7 @@ from pytest_dsh.npm._specs import MAX_MANIFEST_BYTES
 
 pytestmark = pytest.mark.dsh_wall_budget(30)
 
-SELECTION = "dsh_conformance.schedule.test_management_tools"
+SELECTION = "dsh_conformance.schedule.management_tools.test_management_tools"
 needs_fifo = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
 needs_dev_zero = pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
 

@@ -17,7 +17,7 @@ from pytest_dsh.npm._shape import check_packages
 from pytest_dsh.npm.bridge import checked_node, locate_bridge
 
 USAGE_ERROR = 4
-SELECTION = ["--pyargs", "dsh_conformance.schedule.test_management_tools"]
+SELECTION = ["--pyargs", "dsh_conformance.schedule.management_tools.test_management_tools"]
 
 
 def _plugin_folder(root, name, *, index="export function apply() {}\n", peers=None):

@@ -143,20 +143,39 @@ def test_a_misspelt_key_is_a_usage_error_with_a_suggestion(impls, failing_test, 
 
 def test_keys_of_sections_not_run_are_checked_against_the_suite_files():
     root = conformance_root()
-    collected = {"time_context/test_overview.py::test_x"}
+    collected = {"time_context/overview/test_overview.py::test_x"}
     problems = unknown_test_ids(
         [
-            "schedule/test_composition.py::test_root_created_after_load_gets_exactly_the_three_tools",
+            "schedule/overview/test_composition.py::test_root_created_after_load_gets_exactly_the_three_tools",
             "schedule/test_nope.py::test_x",
-            "schedule/test_composition.py::test_nothing_like_this[p]",
+            "schedule/composition/test_composition.py::test_nothing_like_this[p]",
         ],
         collected,
         root,
     )
     assert problems == [
-        "'schedule/test_composition.py::test_nothing_like_this[p]': schedule/test_composition.py "
-        "defines no test 'test_nothing_like_this'",
+        "'schedule/composition/test_composition.py::test_nothing_like_this[p]': "
+        "schedule/composition/test_composition.py defines no test 'test_nothing_like_this'",
         "'schedule/test_nope.py::test_x': no file 'schedule/test_nope.py' in the conformance suite",
+    ]
+
+
+def test_a_key_from_before_the_section_layout_names_the_tests_new_id():
+    # Test files moved into README section folders (schedule/test_x.py ->
+    # schedule/<section>/test_x.py); an old key is refused with its new id.
+    root = conformance_root()
+    old = ("schedule/test_composition.py::"
+           "test_root_created_after_load_gets_exactly_the_three_tools")
+    moved = ("schedule/test_probes.py::"
+             "test_a_fork_lists_none_of_its_parents_reminders[p]")
+    problems = unknown_test_ids([old, moved], set(), root)
+    assert problems == [
+        f"{old!r}: no file 'schedule/test_composition.py' in the conformance suite; test files "
+        "are in README section folders now: did you mean 'schedule/overview/test_composition.py::"
+        "test_root_created_after_load_gets_exactly_the_three_tools'?",
+        f"{moved!r}: no file 'schedule/test_probes.py' in the conformance suite; test files are "
+        "in README section folders now: did you mean 'schedule/durable_state/test_probes.py::"
+        "test_a_fork_lists_none_of_its_parents_reminders[p]'?",
     ]
 
 
@@ -171,6 +190,6 @@ def test_one_section_run_keeps_package_relative_ids(pytester):
     jsonschema.validate(document, report_schema())
     tests = document["tests"]
     assert [t["id"] for t in tests] == [
-        "time_context/test_configuration.py::test_both_keys_are_optional"
+        "time_context/configuration/test_configuration.py::test_both_keys_are_optional"
     ]
-    assert tests[0]["nodeid"] == "test_configuration.py::test_both_keys_are_optional"
+    assert tests[0]["nodeid"] == "configuration/test_configuration.py::test_both_keys_are_optional"

@@ -351,7 +351,8 @@ def test_an_exploring_run_hands_its_drawn_seed_to_every_worker(pytester, monkeyp
 def test_a_slice_of_the_real_suite_gives_the_same_document(pytester):
     common = [
         "-p", "no:randomly", "--dsh-impl=reference", "--hypothesis-seed=3",
-        "--pyargs", "dsh_conformance.time_context", "dsh_conformance.schedule.test_composition",
+        "--pyargs", "dsh_conformance.time_context",
+        "dsh_conformance.schedule.composition.test_composition",
     ]
     serial = pytester.runpytest(*common, "--dsh-report=serial.json")
     parallel = pytester.runpytest(*common, "-n", "2", "--dsh-report=parallel.json")

@@ -118,7 +118,7 @@ def test_a_printed_rerun_command_of_a_suite_test_runs_that_test(pytester, tmp_pa
     command = shlex.split(test["rerun"])
     assert command[:2] == ["pytest", "--pyargs"]
     assert command[2].startswith(
-        "dsh_conformance.time_context.test_configuration::"
+        "dsh_conformance.time_context.configuration.test_configuration::"
         "test_an_explicit_iana_zone_overrides_the_display_zone[Asia/Tokyo"
     )
     # From another, empty folder: pytest loads the conftest.py of every test*

@@ -75,7 +75,7 @@ def _seedless(cls, **options):
 hypothesis_scope.SuiteHypothesis.choose = classmethod(_seedless)
 """
 
-SUITE_MODULE = "dsh_conformance.schedule.test_management_tools"
+SUITE_MODULE = "dsh_conformance.schedule.management_tools.test_management_tools"
 FLAKY_TEST = "test_any_valid_create_stores_the_trimmed_prompt_under_a_fresh_id"
 #: The flaky test and a property test its bug cannot reach.
 SELECTION = f"{FLAKY_TEST} or test_any_shape_failure_is_the_official_value"
@@ -287,7 +287,7 @@ def test_no_property_test_depends_on_the_machine_s_speed(pytester):
     pytester.syspathinsert()
     result = pytester.runpytest(
         "-p", "settingsprobe", "-p", "no:randomly", "-s", "--dsh-impl=reference",
-        "--pyargs", "dsh_conformance.schedule.test_absolute_time_input",
+        "--pyargs", "dsh_conformance.schedule.absolute_time_input.test_absolute_time_input",
         "-k", "test_any_local_time_near",
     )
     assert "SETTINGS [(None, True)] 1" in result.stdout.str(), result.stdout.str()[-2000:]

@@ -75,11 +75,12 @@ def test_every_suite_test_of_an_absent_role_is_skipped_not_failed(
 
 
 def test_a_suite_folder_gives_its_role_without_a_marker(pytester: pytest.Pytester) -> None:
-    # schedule/test_crash_enumeration.py declares no dsh_requires: its folder does.
+    # schedule/known_limitations/test_crash_enumeration.py declares no dsh_requires: its
+    # folder does.
     pytester.makepyfile(bare_impls=BARE_IMPLS)
     pytester.syspathinsert()
     result = pytester.runpytest(
-        "--pyargs", "dsh_conformance.schedule.test_crash_enumeration",
+        "--pyargs", "dsh_conformance.schedule.known_limitations.test_crash_enumeration",
         "--dsh-impl=bare_impls:TIME_CONTEXT_ONLY", "-rs", "-p", "no:cacheprovider",
     )
     outcomes = result.parseoutcomes()

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from dsh_conformance.schedule import test_crash_enumeration as enumeration
+from dsh_conformance.schedule.known_limitations import test_crash_enumeration as enumeration
 from dsh_reference.implementation import IMPLEMENTATION as REFERENCE
 from pytest_dsh import PythonImplementation
 from pytest_dsh.contract import HostServices, hookimpl

@@ -182,7 +182,7 @@ def test_in_the_suite_only_the_runaway_test_fails_and_the_run_continues(pytester
     result = _run(
         pytester,
         "--pyargs",
-        "dsh_conformance.schedule.test_delivery_lifecycle",
+        "dsh_conformance.schedule.delivery_lifecycle.test_delivery_lifecycle",
         "--dsh-impl=runaway_impl:IMPLEMENTATION",
         "-k",
         "timer_range or earliest_target_of_the_fold or rollback_never_fires_early",

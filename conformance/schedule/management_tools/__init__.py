@@ -1,0 +1,1 @@
+"""Tests of the schedule README's section "Management tools"."""

@@ -1,0 +1,1 @@
+"""Tests of the time-context README's section "Timing semantics"."""
