@@ -36,7 +36,9 @@ Fixtures: :func:`dsh_implementation`, :func:`dsh_host`, :func:`dsh_host_factory`
 No fixture is autouse: tests that do not ask for a host get none.
 Markers: ``dsh_requires(*capabilities)`` skips, with the reason, a test whose
 capability the implementation does not declare (a suite test also needs the
-role of its folder, :mod:`pytest_dsh.pytest_plugin.roles`); ``spec(*sentence_ids)`` and
+role of its folder, :mod:`pytest_dsh.pytest_plugin.roles`); the capabilities,
+seams and host behaviours a test may need are one registry,
+:mod:`pytest_dsh.driving.requirements`; ``spec(*sentence_ids)`` and
 ``compat(*pinned_detail_ids)`` say what a test checks.
 """
 
@@ -80,11 +82,13 @@ from pytest_dsh.pytest_plugin.suite_items import LEVELS, describe_item, in_suite
 
 __all__ = ["DEFAULT_START_MS", "DshRun", "resolve_configured_implementation"]
 
-# The per-test budget (options and hooks), the pytest-xdist glue, and the
-# requirement named in failures that are not assertions.
+# The per-test budget (options and hooks), the pytest-xdist glue, a missing
+# requirement as a skip, and the requirement named in failures that are not
+# assertions.
 pytest_plugins = [
     "pytest_dsh.pytest_plugin.budget",
     "pytest_dsh.pytest_plugin.host_limit_symptoms",
+    "pytest_dsh.pytest_plugin.requirement_skips",
     "pytest_dsh.pytest_plugin.parallel",
     "pytest_dsh.pytest_plugin.reporting.raised",
 ]
