@@ -48,7 +48,8 @@ HOST_VERSION = pytest.StashKey[str | None]()
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        f"{MARKER}(*behaviours): this test needs these host behaviours; on a DSH host "
+        f"{MARKER}(*behaviours): this test needs these host behaviours (host-behaviour "
+        "requirements, pytest_dsh/driving/requirements.py); on a DSH host "
         "profile whose limit takes one away, a failure after the limit's symptom is "
         "reported as that host limit (pytest_dsh/npm/host_limits.json)",
     )
