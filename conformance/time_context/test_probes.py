@@ -120,7 +120,7 @@ def test_step_one_of_a_later_turn_measures_zero_from_its_own_prompt(dsh_host):
     "later-step-elapsed-stays-in-the-turn",
     "A later step measures only from a reading of its own turn",
 )
-@pytest.mark.dsh_needs_host("inject-into-the-step")
+@pytest.mark.dsh_requires("inject-into-the-step")
 def test_a_later_step_with_no_earlier_reading_in_its_turn_reads_unavailable(dsh_host):
     dsh_host.load_plugin("time-context", {"timeZone": "UTC", "refreshIntervalMs": 60_000})
     agent = dsh_host.create_agent()
@@ -152,7 +152,7 @@ def test_a_timestamp_shows_the_second_it_falls_in(dsh_host):
     "interval-reached-appends-a-reading",
     "A reading is appended once the refresh interval has passed",
 )
-@pytest.mark.dsh_needs_host("inject-into-the-step")
+@pytest.mark.dsh_requires("inject-into-the-step")
 def test_a_reading_is_appended_once_the_interval_has_passed(dsh_host, delay_ms, appended):
     dsh_host.load_plugin("time-context", {"timeZone": "UTC", "refreshIntervalMs": 1000})
     agent = dsh_host.create_agent()
@@ -169,7 +169,7 @@ def test_a_reading_is_appended_once_the_interval_has_passed(dsh_host, delay_ms, 
 @pytest.mark.dsh_probe(
     "interval-after-clock-rollback", "A wall clock moved backwards still gets a reading"
 )
-@pytest.mark.dsh_needs_host("inject-into-the-step")
+@pytest.mark.dsh_requires("inject-into-the-step")
 def test_a_wall_clock_moved_backwards_inside_the_interval_still_gets_a_reading(dsh_host):
     dsh_host.load_plugin("time-context", {"timeZone": "UTC", "refreshIntervalMs": 3_600_000})
     agent = dsh_host.create_agent()
@@ -199,7 +199,7 @@ def _local_time(timestamp: str) -> str:
     "step-one-baseline-is-model-visible",
     "Step one measures from the newest model-visible message",
 )
-@pytest.mark.dsh_needs_host("inject-into-the-step")
+@pytest.mark.dsh_requires("inject-into-the-step")
 def test_step_one_measures_from_the_newest_model_visible_message_not_a_newer_step_end(dsh_host):
     dsh_host.load_plugin("time-context", UTC_CONFIG)
     agent = dsh_host.create_agent()

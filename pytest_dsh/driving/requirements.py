@@ -8,18 +8,19 @@ decides whether it is there:
 ``capability``
     decided by the *implementation*: it declares the capability (and brings
     the plugin that backs it). A test needing an undeclared one is skipped
-    with the reason. A test says so with ``@pytest.mark.dsh_requires(name)``
-    (the suite's folders add their role).
+    with the reason. A test says so with ``@pytest.mark.dsh_requires(name)``,
+    the one marker for every kind (the suite's folders add their role).
 ``seam``
     decided by the *host* the implementation opens: the fake host or the Node
     bridge offers a driver call or lacks it (:data:`HOST_GAPS`). A test calls
     :func:`pytest_dsh.driving.seams.require_seam` with its host and is skipped
-    with the host's reason when it is missing.
+    with the host's reason when it is missing; a test on the ``dsh_host``
+    fixture may name the seam in ``dsh_requires`` instead.
 ``host-behaviour``
     decided by the *DSH host profile* an npm implementation runs on: a limit
     of ``pytest_dsh/npm/host_limits.json`` names the behaviour it takes away.
     The test still runs; a failure after the limit's symptom (when a test
-    declares ``@pytest.mark.dsh_needs_host(name)``) or of a test the limit
+    declares ``@pytest.mark.dsh_requires(name)``) or of a test the limit
     lists is reported as that host limit, never against the plugin.
 
 The existing vocabularies are views of this one: the capabilities
@@ -233,8 +234,7 @@ def of_kind(kind: Kind) -> tuple[Requirement, ...]:
 
 
 def host_behaviours() -> frozenset[str]:
-    """The names a host limit may take away (its ``takes``) and
-    ``dsh_needs_host`` may name."""
+    """The names a host limit may take away (its ``takes``)."""
     return frozenset(r.name for r in of_kind("host-behaviour"))
 
 

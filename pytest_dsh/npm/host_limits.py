@@ -58,7 +58,7 @@ class HostLimit:
     symptom: str | None = None
     #: The host behaviour the limit takes away (a ``host-behaviour`` requirement of
     #: pytest_dsh.driving.requirements): a test that declares it needs it
-    #: (``@pytest.mark.dsh_needs_host(...)``) and fails after the symptom is the limit's.
+    #: (``@pytest.mark.dsh_requires(...)``) and fails after the symptom is the limit's.
     takes: str | None = None
 
     def matches(self, test_id: str) -> bool:

@@ -34,11 +34,12 @@ same reports from its workers' results (:mod:`pytest_dsh.pytest_plugin.parallel`
 
 Fixtures: :func:`dsh_implementation`, :func:`dsh_host`, :func:`dsh_host_factory`.
 No fixture is autouse: tests that do not ask for a host get none.
-Markers: ``dsh_requires(*capabilities)`` skips, with the reason, a test whose
-capability the implementation does not declare (a suite test also needs the
-role of its folder, :mod:`pytest_dsh.pytest_plugin.roles`); the capabilities,
-seams and host behaviours a test may need are one registry,
-:mod:`pytest_dsh.driving.requirements`; ``spec(*sentence_ids)`` and
+Markers: ``dsh_requires(*requirements)`` names what a test needs, from the one
+registry :mod:`pytest_dsh.driving.requirements`: it skips, with the reason, a
+test whose capability the implementation does not declare (a suite test also
+needs the role of its folder) or whose ``dsh_host`` lacks a seam, and makes a
+failure a host limit explains that limit's (:mod:`pytest_dsh.pytest_plugin.roles`);
+``spec(*sentence_ids)`` and
 ``compat(*pinned_detail_ids)`` say what a test checks.
 """
 
@@ -253,8 +254,10 @@ def _load_expectations(config: pytest.Config, run: DshRun) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "dsh_requires(*capabilities): skip unless the implementation under test declares "
-        "every capability",
+        "dsh_requires(*requirements): what this test needs (pytest_dsh/driving/requirements.py): "
+        "skip unless the implementation declares every capability and dsh_host has every "
+        "seam; a host behaviour a DSH host profile takes away makes a failure it explains "
+        "that host limit",
     )
     config.addinivalue_line(
         "markers", "spec(*sentence_ids): README sentences this test checks (traceability)"
