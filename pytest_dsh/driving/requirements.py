@@ -48,7 +48,6 @@ __all__ = [
     "Kind",
     "Requirement",
     "RequirementMissing",
-    "SeamMissing",
     "host_behaviours",
     "host_gap",
     "of_kind",
@@ -85,13 +84,6 @@ class Requirement:
         """Who says whether the requirement is met."""
         return _DECIDED_BY[self.kind]
 
-    @property
-    def when_missing(self) -> str:
-        """What becomes of a test that needs it, where it is missing."""
-        if self.kind == "host-behaviour":
-            return "runs; a failure the limit explains is reported as the host limit"
-        return "skipped with the reason"
-
 
 class RequirementMissing(unittest.SkipTest):
     """A test cannot be assessed here: what it needs is missing.
@@ -99,10 +91,6 @@ class RequirementMissing(unittest.SkipTest):
     Raised by the helpers of :mod:`pytest_dsh.driving` (no pytest there);
     the pytest plugin turns it into a skip with this message. It is a
     :class:`unittest.SkipTest`, so Hypothesis lets it through as a skip too."""
-
-
-class SeamMissing(RequirementMissing):
-    """The host lacks a seam the test needs (:func:`pytest_dsh.driving.seams.require_seam`)."""
 
 
 def _capability(name: str, plugin: str, provides: str) -> Requirement:
@@ -138,7 +126,7 @@ _ALL: Final = (
     ),
     _seam(
         "per-event-durability",
-        "host.set_durability('per-event'): each appended event durable at once, so a "
+        'host.set_durability("per-event"): each appended event durable at once, so a '
         "crash can fall between any two events",
     ),
     _seam(

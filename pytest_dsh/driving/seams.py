@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Literal, Protocol
 
-from pytest_dsh.driving.requirements import HOST_GAPS, SeamMissing, host_gap, of_kind
+from pytest_dsh.driving.requirements import HOST_GAPS, RequirementMissing, host_gap, of_kind
 
 __all__ = ["SEAMS", "Seam", "SeamMissing", "check_seam", "require_seam"]
 
@@ -31,13 +31,9 @@ SEAMS: tuple[Seam, ...] = (
 #: Why the fake host has no ``export-shape``: shared by its driver and the docs.
 NO_MODULE_SHAPE = HOST_GAPS["fake-host"]["export-shape"]
 
-#: Seams no host offers: each lives inside the plugin under test, which a host
-#: only meets through the host contract.
-PLUGIN_INTERNAL: dict[str, str] = {
-    seam: HOST_GAPS["fake-host"][seam]
-    for seam in SEAMS
-    if seam in HOST_GAPS["fake-host"] and seam in HOST_GAPS["bridge"]
-}
+
+class SeamMissing(RequirementMissing):
+    """The host lacks a seam the test needs (:func:`require_seam`)."""
 
 
 class _Host(Protocol):

@@ -16,7 +16,7 @@ import pytest
 from dsh_reference.implementation import IMPLEMENTATION as REFERENCE
 from pytest_dsh.driving import requirements
 from pytest_dsh.driving.requirements import HOST_GAPS, REQUIREMENTS, of_kind
-from pytest_dsh.driving.seams import NO_MODULE_SHAPE, PLUGIN_INTERNAL, SEAMS
+from pytest_dsh.driving.seams import NO_MODULE_SHAPE, SEAMS
 from pytest_dsh.implementations import CAPABILITY_PLUGINS, KNOWN_PLUGINS
 from pytest_dsh.npm.host_limits import limits_table
 
@@ -67,7 +67,8 @@ def test_the_capabilities_are_the_registrys_and_each_names_a_plugin_the_suite_lo
 def test_the_seam_names_are_the_registrys():
     assert tuple(r.name for r in of_kind("seam")) == SEAMS
     assert HOST_GAPS["fake-host"]["export-shape"] == NO_MODULE_SHAPE
-    assert set(PLUGIN_INTERNAL) == {"durable-change-observer", "transaction-queue"}
+    no_host = set(HOST_GAPS["fake-host"]) & set(HOST_GAPS["bridge"])
+    assert no_host == {"durable-change-observer", "transaction-queue"}
     assert {seam for gaps in HOST_GAPS.values() for seam in gaps} <= set(SEAMS)
 
 
@@ -107,10 +108,13 @@ def _doc_rows(header: str) -> list[list[str]]:
     return rows
 
 
-def test_the_doc_lists_every_requirement_with_its_kind():
+def test_the_doc_lists_every_requirement_with_its_kind_and_what_it_gives():
     rows = _doc_rows("| requirement | kind |")
-    registry = [(r.name, r.kind) for r in REQUIREMENTS.values()]
-    assert [(r[0].strip("`"), r[1]) for r in rows] == registry
+    registry = [
+        (r.name, r.kind, r.provides + (f" (plugin {r.plugin})" if r.plugin else ""))
+        for r in REQUIREMENTS.values()
+    ]
+    assert [(r[0].strip("`"), r[1], r[2].replace("`", "")) for r in rows] == registry
 
 
 def test_the_docs_seam_table_says_which_host_has_which_seam():
