@@ -211,7 +211,6 @@ class _BridgeDisposal(_BridgePending):
         self._settled()
 
 
-#: Seams the bridge lacks beyond those no host offers (pytest_dsh.driving.seams).
 def _window_state(plan: FaultPlan) -> list[dict[str, Any]]:
     return plan.snapshot()
 
