@@ -4,11 +4,15 @@ in a fresh interpreter, since this process has all of them loaded."""
 
 from __future__ import annotations
 
+import ast
 import json
+import pathlib
 import subprocess
 import sys
 
 import pytest
+
+import pytest_dsh
 
 HEAVY = ("pytest", "_pytest", "hypothesis", "time_machine", "pytest_dsh.fake_host",
          "pytest_dsh.fake_host.host", "pytest_dsh.fake_host.driver", "pytest_dsh.pytest_plugin",
@@ -120,3 +124,35 @@ def test_a_fake_host_runs_a_tool_call_where_pytest_cannot_be_imported():
     assert done.stdout.splitlines()[1].startswith(
         "missing: the reference host cannot provide the 'export-shape' seam: "
     )
+
+
+
+#: The rooms below the pytest side: none of their modules imports pytest, not
+#: even inside a function (docs/package-map.md).
+PYTEST_FREE_ROOMS = ("contract", "driving", "fake_host", "npm", "official", "strategies")
+
+
+def _pytest_imports(path: pathlib.Path) -> list[str]:
+    found = []
+    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            names = [node.module or ""]
+        else:
+            continue
+        found += [f"{path.name}:{node.lineno}: {n}" for n in names
+                  if n.split(".")[0] in ("pytest", "_pytest")]
+    return found
+
+
+def test_the_pytest_import_check_sees_a_lazy_one(tmp_path):
+    probe = tmp_path / "probe.py"
+    probe.write_text("def f():\n    from _pytest.outcomes import skip\n    import pytest\n")
+    assert _pytest_imports(probe) == ["probe.py:2: _pytest.outcomes", "probe.py:3: pytest"]
+
+
+@pytest.mark.parametrize("room", PYTEST_FREE_ROOMS)
+def test_no_module_below_the_pytest_side_imports_pytest_even_lazily(room):
+    folder = pathlib.Path(pytest_dsh.__file__).parent / room
+    assert [hit for path in sorted(folder.rglob("*.py")) for hit in _pytest_imports(path)] == []
