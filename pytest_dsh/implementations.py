@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, final, runtime_checkable
 
 from pytest_dsh.contract import HostServices, PluginFactory
+from pytest_dsh.driving import requirements as _requirements
 from pytest_dsh.errors import ImplementationError
 
 if TYPE_CHECKING:
@@ -57,15 +58,10 @@ KNOWN_PLUGINS = frozenset(
     {"schedule", "schedule-invariant", "time-context", "time-context-invariant"}
 )
 
-#: Capability -> the plugin an implementation needs to declare it. A test that
-#: needs an undeclared capability is skipped with the reason, never passed.
-CAPABILITY_PLUGINS: Mapping[str, str] = {
-    "schedule": "schedule",
-    "schedule-invariant": "schedule-invariant",
-    "time-context": "time-context",
-    "time-context-invariant": "time-context-invariant",
-    "process-zone": "time-context",
-}
+#: Capability -> the plugin an implementation needs to declare it: the
+#: ``capability`` requirements of :mod:`pytest_dsh.driving.requirements`. A test
+#: that needs an undeclared capability is skipped with the reason, never passed.
+CAPABILITY_PLUGINS: Mapping[str, str] = _requirements.CAPABILITY_PLUGINS
 KNOWN_CAPABILITIES = frozenset(CAPABILITY_PLUGINS)
 
 _SERVICES = frozenset(f.name for f in dataclasses.fields(HostServices))

@@ -19,7 +19,7 @@ from typing import Any, Final, Literal, Protocol
 
 from pytest_dsh.contract import AgentStatus, SessionEvent, SessionHeader
 from pytest_dsh.driving.agent_actions import ACTION_POINTS, ActionPoint, HostAction
-from pytest_dsh.driving.faults import FaultPlan, FlushRecord
+from pytest_dsh.driving.faults import Durability, FaultPlan, FlushRecord
 from pytest_dsh.driving.pending import (
     AgentCounters,
     BusyHold,
@@ -260,6 +260,13 @@ class HostDriver(Protocol):
     def fork(self, agent: AgentDriver) -> AgentDriver: ...
     def resume(self, session_id: str) -> AgentDriver: ...
     def crash(self) -> None: ...
+
+    def set_durability(self, mode: Durability) -> None:
+        """When appended events become durable: at a flush (``"flush"``, every
+        host's default) or each as it is appended (``"per-event"``, seam
+        ``"per-event-durability"``: ``NotImplementedError`` on a host without
+        it). Any other mode is a ``ValueError``."""
+
     def durable_events(self, session_id: str) -> list[SessionEvent]: ...
     def flush_session(self, agent: AgentDriver) -> bool:
         """The host flushes ``agent``'s session itself (as its persistence does
@@ -293,8 +300,9 @@ class HostDriver(Protocol):
         (seam ``"export-shape"``: ``NotImplementedError`` on a host without it)."""
 
     def supports(self, seam: str) -> bool:
-        """Whether this host provides ``seam`` (one of :data:`pytest_dsh.driving.seams.SEAMS`;
-        any other name is a ``ValueError``). See :func:`pytest_dsh.driving.seams.require_seam`."""
+        """Whether this host provides ``seam`` (a seam requirement of
+        :mod:`pytest_dsh.driving.requirements`; any other name is a ``ValueError``).
+        See :func:`pytest_dsh.driving.seams.require_seam`."""
 
     def unsupported_reason(self, seam: str) -> str:
         """Why this host lacks ``seam``; empty when it provides it."""

@@ -30,6 +30,7 @@ __all__ = [
     "FlushRecord",
     "PlannedFault",
     "ReleaseOutcome",
+    "check_durability",
 ]
 
 FlushOutcome = Literal["durable", "falsy", "rejected", "detached", "hang"]
@@ -37,6 +38,17 @@ FlushOutcome = Literal["durable", "falsy", "rejected", "detached", "hang"]
 ReleaseOutcome = Literal["durable", "falsy", "rejected", "detached"]
 
 Durability = Literal["flush", "per-event"]
+_DURABILITIES: tuple[Durability, ...] = ("flush", "per-event")
+
+
+def check_durability(mode: str) -> Durability:
+    """``mode`` when it is a :data:`Durability` (``ValueError`` otherwise), on both hosts."""
+    for known in _DURABILITIES:
+        if mode == known:
+            return known
+    raise ValueError(f"unknown durability {mode!r}; expected one of {list(_DURABILITIES)}")
+
+
 _FAULTS: frozenset[str] = frozenset({"falsy", "rejected", "detached", "hang"})
 _RELEASES: frozenset[str] = frozenset({"durable", "falsy", "rejected", "detached"})
 

@@ -1,25 +1,25 @@
 """Driver seams a host may lack, and how a test that needs one says so.
 
 Most driver calls exist with the same behaviour on every host. A few cannot:
-:meth:`~pytest_dsh.driving.api.HostDriver.supports` answers for a seam named here,
-and :func:`require_seam` skips a test with the host's reason instead of letting
-it pass without the seam (docs/fake-host.md, "Seams a host may lack").
+they are the ``seam`` requirements of :mod:`pytest_dsh.driving.requirements`,
+which also says which host lacks which and why.
+:meth:`~pytest_dsh.driving.api.HostDriver.supports` answers for a seam named
+here, and :func:`require_seam` raises :class:`SeamMissing` with the host's
+reason, which the pytest plugin reports as a skip, instead of letting a test
+pass without the seam (docs/requirements.md).
 """
 
 from __future__ import annotations
 
 from typing import Literal, Protocol
 
-import pytest
+from pytest_dsh.driving.requirements import HOST_GAPS, RequirementMissing
 
-__all__ = ["SEAMS", "Seam", "check_seam", "require_seam"]
+__all__ = ["SEAMS", "Seam", "SeamMissing", "check_seam", "require_seam"]
 
-#: ``"per-event-durability"``: ``set_durability("per-event")``, each appended
-#: event durable at once. ``"durable-change-observer"``: count the calls a
-#: schedule plugin's tools make to the observer its owner gave them, or make
-#: it throw. ``"transaction-queue"``: occupy a plugin's per-agent transaction
-#: queue without a flush. ``"export-shape"``: ``host.export_shape(plugin)``,
-#: the plugin module's exports as a Cordis loader reads them.
+#: The seam names: the registry's ``seam`` requirements, in its order, spelt
+#: as a Literal for type checkers (tests/meta/test_requirements_registry.py
+#: keeps the two equal).
 Seam = Literal[
     "per-event-durability", "durable-change-observer", "transaction-queue", "export-shape"
 ]
@@ -31,23 +31,11 @@ SEAMS: tuple[Seam, ...] = (
 )
 
 #: Why the fake host has no ``export-shape``: shared by its driver and the docs.
-NO_MODULE_SHAPE = (
-    "a Python plugin is a PluginFactory the implementation object names, not a module a "
-    "Cordis loader imports; the implementation check before the run covers the factories"
-)
+NO_MODULE_SHAPE = HOST_GAPS["fake-host"]["export-shape"]
 
-#: Seams no host offers: each lives inside the plugin under test, which a host
-#: only meets through the host contract.
-PLUGIN_INTERNAL: dict[str, str] = {
-    "durable-change-observer": (
-        "the observer is a callback a schedule plugin passes from its owner to its own "
-        "tools; no host service sees it"
-    ),
-    "transaction-queue": (
-        "the transaction queue is the plugin's own; the only host call it awaits is the "
-        "session flush, so a test occupies it with a hung flush (fail_flushes('hang'))"
-    ),
-}
+
+class SeamMissing(RequirementMissing):
+    """The host lacks a seam the test needs (:func:`require_seam`)."""
 
 
 class _Host(Protocol):
@@ -66,9 +54,10 @@ def check_seam(seam: str) -> Seam:
 
 
 def require_seam(host: _Host, seam: str) -> None:
-    """Skip the calling test, with the host's reason, when ``host`` lacks ``seam``."""
+    """Stop the calling test (:class:`SeamMissing`, a skip) with the host's
+    reason when ``host`` lacks ``seam``."""
     if not host.supports(seam):
-        pytest.skip(
+        raise SeamMissing(
             f"the {host.implementation_name} host cannot provide the {seam!r} seam: "
             f"{host.unsupported_reason(seam)}"
         )

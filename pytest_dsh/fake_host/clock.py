@@ -15,12 +15,13 @@ from __future__ import annotations
 import asyncio
 import datetime
 from collections.abc import Callable
-from typing import Final, final
-
-import time_machine
+from typing import TYPE_CHECKING, Final, final
 
 from pytest_dsh.driving.api import JS_MAX_TIME_MS
 from pytest_dsh.driving.trace import HostTrace
+
+if TYPE_CHECKING:
+    import time_machine
 
 __all__ = ["JS_MAX_TIME_MS", "NODE_MAX_TIMER_DELAY_MS", "HostClock", "VirtualClock"]
 
@@ -76,6 +77,10 @@ class VirtualClock:
     def start_patching(self) -> None:
         """Make ``time.time()``/``datetime.now()`` follow the wall clock."""
         if self._traveller is None:
+            # Imported here: time-machine loads pytest when it is installed,
+            # and importing a host must not (pytest_dsh.driving is pytest-free).
+            import time_machine
+
             self._patched_ms = _clamped(self.now_ms())
             self._traveller = time_machine.travel(_as_datetime(self._patched_ms), tick=False)
             self._coordinates = self._traveller.start()

@@ -44,7 +44,7 @@ from pytest_dsh.driving.api import (
     check_envelope,
     check_event_start,
 )
-from pytest_dsh.driving.faults import Durability, FaultPlan, FlushRecord
+from pytest_dsh.driving.faults import Durability, FaultPlan, FlushRecord, check_durability
 from pytest_dsh.driving.json_limits import json_copy
 from pytest_dsh.driving.pending import (
     AgentCounters,
@@ -52,7 +52,8 @@ from pytest_dsh.driving.pending import (
     PreStepOutcome,
 )
 from pytest_dsh.driving.replies import ModelReply
-from pytest_dsh.driving.seams import NO_MODULE_SHAPE, PLUGIN_INTERNAL, check_seam
+from pytest_dsh.driving.requirements import host_gap
+from pytest_dsh.driving.seams import NO_MODULE_SHAPE
 from pytest_dsh.driving.tool_outcomes import (
     ExecutionMode,
     ExportShape,
@@ -466,10 +467,6 @@ class _OrdinaryProbePlugin:
         _run_probe(self.probe, agent, turn, step, signal)
 
 
-#: Seams the fake host lacks beyond those no host offers (pytest_dsh.driving.seams).
-_FAKE_HOST_GAPS = {"export-shape": NO_MODULE_SHAPE}
-
-
 @final
 class PythonHostDriver:
     """:class:`HostDriver` over the in-process :class:`FakeHost`."""
@@ -585,10 +582,10 @@ class PythonHostDriver:
         return self._wrap(self.host.resume(session_id))
 
     def set_durability(self, mode: Durability) -> None:
-        """Fake host only: make events durable on flush (the default) or as each
-        is appended (``"per-event"``).
+        """Events durable on flush (the default) or as each is appended
+        (``"per-event"``, a seam only this host has).
         See :class:`~pytest_dsh.fake_host.persistence.DurableStore`."""
-        self.host.store.durability = mode
+        self.host.store.durability = check_durability(mode)
 
     def use_jsonl_store(self, root: str | os.PathLike[str]) -> None:
         """Deprecated: pass ``jsonl_root=`` to ``open_host`` (the same on both
@@ -656,7 +653,7 @@ class PythonHostDriver:
         return not self.unsupported_reason(seam)
 
     def unsupported_reason(self, seam: str) -> str:
-        return _FAKE_HOST_GAPS.get(check_seam(seam)) or PLUGIN_INTERNAL.get(seam, "")
+        return host_gap("fake-host", seam)
 
     def export_shape(self, plugin: str) -> ExportShape:
         raise NotImplementedError(f"the fake host has no export shape: {NO_MODULE_SHAPE}")

@@ -7,6 +7,9 @@ Such a test failing says nothing about the plugin under test, so it is not
 counted against it: the kit owns one table, ``host_limits.json`` beside this
 module, of the tests each host profile decides, with the requirement, the
 host's behaviour and the witness plugin that shows it (docs/host-limits.md).
+Each limit takes away one host behaviour, a ``host-behaviour`` requirement of
+:mod:`pytest_dsh.driving.requirements` (the kit's one list of what a test may
+need and not have here); the table is checked against it.
 
 The tests still run (as non-strict expected failures): one that fails is
 reported as ``host limit``, one that passes as ``host limit lifted``, so a
@@ -23,6 +26,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
+
+from pytest_dsh.driving.requirements import host_behaviours
 
 __all__ = [
     "FORMAT",
@@ -51,8 +56,9 @@ class HostLimit:
     witness: str | None
     #: What a host notes when the limit strikes (pytest_dsh.driving.host_symptoms).
     symptom: str | None = None
-    #: The host behaviour the limit takes away: a test that declares it needs it
-    #: (``@pytest.mark.dsh_needs_host(...)``) and fails after the symptom is the limit's.
+    #: The host behaviour the limit takes away (a ``host-behaviour`` requirement of
+    #: pytest_dsh.driving.requirements): a test that declares it needs it
+    #: (``@pytest.mark.dsh_requires(...)``) and fails after the symptom is the limit's.
     takes: str | None = None
 
     def matches(self, test_id: str) -> bool:
@@ -80,6 +86,17 @@ def limits_table() -> Mapping[str, Any]:
     } - set(table["limits"])
     if unknown:
         raise ValueError(f"host_limits.json: hosts name unknown limits {sorted(unknown)}")
+    known = host_behaviours()
+    untaken = {
+        name: entry.get("takes")
+        for name, entry in table["limits"].items()
+        if entry.get("takes") not in known
+    }
+    if untaken:
+        raise ValueError(
+            f"host_limits.json: limits take no known host behaviour {untaken}; "
+            f"expected one of {sorted(known)} (pytest_dsh/driving/requirements.py)"
+        )
     return table
 
 

@@ -10,7 +10,7 @@ declares its *symptom* (what the host notes when it strikes,
 :mod:`pytest_dsh.driving.host_symptoms`) and the host behaviour it takes away;
 a test declares the behaviour it needs::
 
-    @pytest.mark.dsh_needs_host("inject-into-the-step")
+    @pytest.mark.dsh_requires("inject-into-the-step")   # or dsh_needs_host(...)
 
 A test that fails on a host profile with such a limit, after the host noted
 the limit's symptom during the test, and that needs the behaviour the limit
@@ -35,10 +35,11 @@ from pytest_dsh.driving import host_symptoms
 from pytest_dsh.driving.runaway import RunawayError
 from pytest_dsh.npm.host_limits import HostLimit, limit_shown
 from pytest_dsh.pytest_plugin.probes import probe_of
+from pytest_dsh.pytest_plugin.roles import NEEDS_HOST_MARKER, named_requirements
 
 __all__ = ["HOST_VERSION", "MARKER", "needs_of"]
 
-MARKER = "dsh_needs_host"
+MARKER = NEEDS_HOST_MARKER
 
 #: The DSH host profile the implementation under test runs on (npm
 #: implementations only); set by the pytest plugin at configure time.
@@ -48,17 +49,17 @@ HOST_VERSION = pytest.StashKey[str | None]()
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        f"{MARKER}(*behaviours): this test needs these host behaviours; on a DSH host "
+        f"{MARKER}(*behaviours): this test needs these host behaviours, as naming them in "
+        "dsh_requires does (pytest_dsh/driving/requirements.py); on a DSH host "
         "profile whose limit takes one away, a failure after the limit's symptom is "
         "reported as that host limit (pytest_dsh/npm/host_limits.json)",
     )
 
 
 def needs_of(item: pytest.Item) -> frozenset[str]:
-    """The host behaviours ``item`` declares it needs."""
-    return frozenset(
-        str(name) for marker in item.iter_markers(MARKER) for name in marker.args
-    )
+    """The host behaviours ``item`` declares it needs (in ``dsh_requires`` or
+    ``dsh_needs_host``)."""
+    return named_requirements(item, "host-behaviour")
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -34,9 +34,12 @@ same reports from its workers' results (:mod:`pytest_dsh.pytest_plugin.parallel`
 
 Fixtures: :func:`dsh_implementation`, :func:`dsh_host`, :func:`dsh_host_factory`.
 No fixture is autouse: tests that do not ask for a host get none.
-Markers: ``dsh_requires(*capabilities)`` skips, with the reason, a test whose
-capability the implementation does not declare (a suite test also needs the
-role of its folder, :mod:`pytest_dsh.pytest_plugin.roles`); ``spec(*sentence_ids)`` and
+Markers: ``dsh_requires(*requirements)`` names what a test needs, from the one
+registry :mod:`pytest_dsh.driving.requirements`: it skips, with the reason, a
+test whose capability the implementation does not declare (a suite test also
+needs the role of its folder) or whose ``dsh_host`` lacks a seam, and makes a
+failure a host limit explains that limit's (:mod:`pytest_dsh.pytest_plugin.roles`);
+``spec(*sentence_ids)`` and
 ``compat(*pinned_detail_ids)`` say what a test checks.
 """
 
@@ -80,11 +83,13 @@ from pytest_dsh.pytest_plugin.suite_items import LEVELS, describe_item, in_suite
 
 __all__ = ["DEFAULT_START_MS", "DshRun", "resolve_configured_implementation"]
 
-# The per-test budget (options and hooks), the pytest-xdist glue, and the
-# requirement named in failures that are not assertions.
+# The per-test budget (options and hooks), the pytest-xdist glue, a missing
+# requirement as a skip, and the requirement named in failures that are not
+# assertions.
 pytest_plugins = [
     "pytest_dsh.pytest_plugin.budget",
     "pytest_dsh.pytest_plugin.host_limit_symptoms",
+    "pytest_dsh.pytest_plugin.requirement_skips",
     "pytest_dsh.pytest_plugin.parallel",
     "pytest_dsh.pytest_plugin.reporting.raised",
 ]
@@ -249,8 +254,10 @@ def _load_expectations(config: pytest.Config, run: DshRun) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "dsh_requires(*capabilities): skip unless the implementation under test declares "
-        "every capability",
+        "dsh_requires(*requirements): what this test needs (pytest_dsh/driving/requirements.py): "
+        "skip unless the implementation declares every capability and dsh_host has every "
+        "seam; a host behaviour a DSH host profile takes away makes a failure it explains "
+        "that host limit",
     )
     config.addinivalue_line(
         "markers", "spec(*sentence_ids): README sentences this test checks (traceability)"

@@ -1,13 +1,29 @@
-"""Which capabilities a test needs before it may run.
+"""What a test needs before it may be assessed: its requirements, by kind.
 
-A test needs every capability its ``dsh_requires`` markers name and, in the
-conformance suite, the role of the folder it lives in: everything under
-``schedule/`` or ``dst/`` drives the schedule plugin, everything under
-``time_context/`` the time-context plugin. Deriving the role from the folder
-means a new test of a role cannot forget to say so: with an implementation
-that does not provide that role it is skipped with the reason, never failed
-and never passed. Companions (``*-invariant``) and ``process-zone`` are
-declared with the marker, on the tests that use them.
+A test names what it needs with ``@pytest.mark.dsh_requires(*names)``; every
+name is a requirement of :mod:`pytest_dsh.driving.requirements`, and its kind
+says what becomes of the test where it is missing:
+
+* a *capability* the implementation does not declare: skipped with the reason
+  (before set-up);
+* a *seam* the test's ``dsh_host`` lacks: skipped with the host's reason (after
+  set-up; a test that opens its hosts itself calls
+  :func:`pytest_dsh.driving.seams.require_seam` instead);
+* a *host behaviour* a limit of the DSH host profile takes away: the test runs,
+  and a failure the limit explains is that limit's
+  (:mod:`pytest_dsh.pytest_plugin.host_limit_symptoms`).
+
+``@pytest.mark.dsh_needs_host(*names)`` names host behaviours only, as it
+always has. A name that is no requirement, or not one of a host behaviour for
+``dsh_needs_host``, is a usage error when the tests are collected.
+
+In the conformance suite a test also needs the role of the folder it lives in:
+everything under ``schedule/`` or ``dst/`` drives the schedule plugin,
+everything under ``time_context/`` the time-context plugin. Deriving the role
+from the folder means a new test of a role cannot forget to say so: with an
+implementation that does not provide that role it is skipped with the reason,
+never failed and never passed. Companions (``*-invariant``) and
+``process-zone`` are declared with the marker, on the tests that use them.
 """
 
 from __future__ import annotations
@@ -17,9 +33,23 @@ from typing import Final
 
 import pytest
 
+from pytest_dsh.driving.requirements import Kind, requirement
 from pytest_dsh.implementations import suite_relative_path
 
-__all__ = ["FOLDER_ROLES", "folder_role", "missing_capabilities", "required_capabilities"]
+__all__ = [
+    "FOLDER_ROLES",
+    "MARKER",
+    "NEEDS_HOST_MARKER",
+    "folder_role",
+    "missing_capabilities",
+    "named_requirements",
+    "required_capabilities",
+]
+
+#: The one marker a test names what it needs with.
+MARKER: Final = "dsh_requires"
+#: The older marker for host behaviours, kept: the same as naming them in MARKER.
+NEEDS_HOST_MARKER: Final = "dsh_needs_host"
 
 #: Top-level folder of the conformance suite -> the capability its tests need.
 FOLDER_ROLES: Final = {"schedule": "schedule", "dst": "schedule", "time_context": "time-context"}
@@ -33,9 +63,31 @@ def folder_role(item: pytest.Item) -> str | None:
     return FOLDER_ROLES.get(relative.partition("/")[0])
 
 
+def named_requirements(item: pytest.Item, kind: Kind) -> frozenset[str]:
+    """The requirements of ``kind`` that ``item``'s markers name (``ValueError``
+    for a name that is no requirement, or a ``dsh_needs_host`` name that is
+    not a host behaviour)."""
+    names: set[str] = set()
+    for mark in item.iter_markers(MARKER):
+        for arg in mark.args:
+            if requirement(str(arg)).kind == kind:
+                names.add(str(arg))
+    for mark in item.iter_markers(NEEDS_HOST_MARKER):
+        for arg in mark.args:
+            found = requirement(str(arg))
+            if found.kind != "host-behaviour":
+                raise ValueError(
+                    f"{NEEDS_HOST_MARKER}({str(arg)!r}): {found.name!r} is a {found.kind}, not a "
+                    f"host behaviour; name it in {MARKER}(...)"
+                )
+            if kind == "host-behaviour":
+                names.add(found.name)
+    return frozenset(names)
+
+
 def required_capabilities(item: pytest.Item) -> frozenset[str]:
     """Every capability ``item`` needs: its markers' and its folder's role."""
-    required = {str(arg) for mark in item.iter_markers("dsh_requires") for arg in mark.args}
+    required = set(named_requirements(item, "capability"))
     role = folder_role(item)
     if role is not None:
         required.add(role)

@@ -20,6 +20,7 @@ from typing import Final
 import pytest
 
 from pytest_dsh.implementations import stable_test_id, suite_relative_path
+from pytest_dsh.pytest_plugin import roles
 from pytest_dsh.pytest_plugin.probes import probe_of
 from pytest_dsh.pytest_plugin.reporting.results import TestResult
 
@@ -75,7 +76,7 @@ def describe_item(item: pytest.Item, rerun_args: Sequence[str]) -> TestResult:
     pins = tuple(
         dict.fromkeys(str(arg) for mark in item.iter_markers("compat") for arg in mark.args)
     )
-    required = {str(arg) for mark in item.iter_markers("dsh_requires") for arg in mark.args}
+    required = set(roles.named_requirements(item, "capability"))
     return TestResult(
         id=test_id,
         nodeid=item.nodeid,

@@ -5,7 +5,9 @@
   that is not live, and it is disposed, as a host presents an agent disposed
   before the announcement reached the plugins;
 * ``HostDriver.supports(seam)``: what a host cannot provide is said, and a
-  test that needs it skips with the reason instead of passing.
+  test that needs it skips with the reason instead of passing;
+* ``HostDriver.set_durability(mode)``: ``"flush"`` on every host,
+  ``"per-event"`` exactly where the ``per-event-durability`` seam is.
 
 These pin the kit's own driver contract (docs/fake-host.md), not a README.
 """
@@ -15,7 +17,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_dsh.driving.api import AgentDriver, HostDriver
-from pytest_dsh.driving.seams import require_seam
+from pytest_dsh.driving.seams import SeamMissing, require_seam
 from pytest_dsh.fake_host.driver import PythonHostDriver
 
 TOOLS = {"schedule_create", "schedule_list", "schedule_delete"}
@@ -74,7 +76,7 @@ def test_a_due_reminder_in_the_log_of_an_agent_gone_when_announced_is_not_delive
 def test_no_host_offers_a_seam_inside_the_plugin(host, seam):
     assert host.supports(seam) is False
     assert "plugin" in host.unsupported_reason(seam)
-    with pytest.raises(pytest.skip.Exception, match=f"cannot provide the '{seam}' seam"):
+    with pytest.raises(SeamMissing, match=f"cannot provide the '{seam}' seam"):
         require_seam(host, seam)
 
 
@@ -89,3 +91,34 @@ def test_per_event_durability_is_a_fake_host_seam(host):
 def test_an_unknown_seam_is_refused(host):
     with pytest.raises(ValueError, match="unknown seam"):
         host.supports("time-travel")
+
+
+def test_a_missing_seam_names_the_host_and_its_reason(host):
+    missing = "export-shape" if isinstance(host, PythonHostDriver) else "per-event-durability"
+    with pytest.raises(SeamMissing) as raised:
+        require_seam(host, missing)
+    assert str(raised.value) == (
+        f"the {host.implementation_name} host cannot provide the {missing!r} seam: "
+        f"{host.unsupported_reason(missing)}"
+    )
+
+
+def test_flush_durability_is_every_hosts_and_per_event_only_the_seams(host):
+    host.set_durability("flush")  # every host's default, accepted everywhere
+    agent = host.create_agent(session_id="durability")
+    host.flush_session(agent)
+    before = len(host.durable_events("durability"))
+    agent.append_event("message", {"role": "user", "content": "not flushed"})
+    assert len(host.durable_events("durability")) == before  # durable at a flush only
+    if host.supports("per-event-durability"):
+        host.set_durability("per-event")
+        agent.append_event("message", {"role": "user", "content": "durable at once"})
+        assert len(host.durable_events("durability")) > before
+    else:
+        with pytest.raises(NotImplementedError, match="per-event durability"):
+            host.set_durability("per-event")
+
+
+def test_an_unknown_durability_is_refused(host):
+    with pytest.raises(ValueError, match="unknown durability 'eventual'"):
+        host.set_durability("eventual")  # type: ignore[arg-type]

@@ -373,6 +373,11 @@ def test_needs_it_and_met_it():
     host_symptoms.note(QUEUED)
     assert False, "the reading is not in its step"
 
+@pytest.mark.dsh_requires("inject-into-the-step")  # the one marker says the same
+def test_needs_it_by_dsh_requires_and_met_it():
+    host_symptoms.note(QUEUED)
+    assert False, "the reading is not in its step"
+
 @pytest.mark.dsh_needs_host("inject-into-the-step")
 def test_needs_it_but_never_met_it():
     assert False, "a bug of the plugin"
@@ -428,6 +433,7 @@ def test_a_failure_after_a_limits_symptom_is_the_limit_only_when_the_test_needs_
         **{f"test_runs_away_from_the_limit[{n}]": "host limit" for n in range(4)},
         "test_runs_away_on_its_own": "failed",
         "test_needs_it_and_met_it": "host limit",
+        "test_needs_it_by_dsh_requires_and_met_it": "host limit",
         "test_needs_it_but_never_met_it": "failed",  # the symptom of one test never carries over
         "test_met_it_but_needs_nothing": "failed",
         "test_needs_it_met_it_and_passes": "passed",  # not "lifted": nothing was decided

@@ -156,7 +156,7 @@ def test_expected_failures_become_strict_xfails(pytester):
 def test_markers_are_registered(pytester):
     result = pytester.runpytest("--markers")
     result.stdout.fnmatch_lines(
-        ["@pytest.mark.dsh_requires(*capabilities)*", "@pytest.mark.spec(*"]
+        ["@pytest.mark.dsh_requires(*requirements)*", "@pytest.mark.spec(*"]
     )
 
 

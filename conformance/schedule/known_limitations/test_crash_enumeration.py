@@ -9,7 +9,7 @@ crashed, resumed and run to quiescence:
 - *flush-only durability* (any host): flushes after the ``k``-th hang, so the
   durable log is exactly what the ``k``-th flush made durable; the host crashes
   as soon as the next flush is attempted (or an operation is stuck on it);
-- *per-event durability* (hosts offering ``set_durability``): every accepted
+- *per-event durability* (hosts with the ``per-event-durability`` seam): every accepted
   append is durable at once; appends after the ``k``-th are refused and the host
   crashes as soon as one is attempted.
 
@@ -44,6 +44,7 @@ from dsh_conformance.expect import readme
 from dsh_conformance.layout_free import mentions
 from dsh_conformance.schedule.tool_values import delete_succeeded
 from pytest_dsh import AgentDriver, HostDriver, Implementation
+from pytest_dsh.driving.seams import require_seam
 from pytest_dsh.errors import HostStuckError
 
 from ..session_logs import reminder_framings
@@ -305,7 +306,7 @@ def _run_on(
     result = RunResult()
     host.load_plugin("schedule")
     if mode == "per-event":
-        host.set_durability("per-event")  # type: ignore[attr-defined]
+        host.set_durability("per-event")
     run = _Run(host, mode, crash_after)
     run.agents["root"] = host.create_agent(session_id="crash-root")
     run.plan()
@@ -536,14 +537,9 @@ def test_a_crash_after_every_event_loses_only_in_the_per_event_window(
 ):
     probe = dsh_implementation.open_host(start_ms=START_MS)
     try:
-        offered = hasattr(probe, "set_durability")
+        require_seam(probe, "per-event-durability")
     finally:
         probe.close()
-    if not offered:
-        pytest.skip(
-            "host capability: this host's store makes events durable on flush only "
-            "(per-event durability is offered by the Python fake host)"
-        )
     totals = crash_totals.setdefault("per-event", Totals())
     failures = _enumerate(dsh_implementation, scenario, "per-event", totals)
     assert failures == [], readme(

@@ -38,7 +38,7 @@ def zone_facts(text):
 
 
 @pytest.mark.spec("TC-004", "TC-005", "TC-006", "TC-007", "TC-008")
-@pytest.mark.dsh_needs_host("inject-into-the-step")
+@pytest.mark.dsh_requires("inject-into-the-step")
 def test_the_documented_example_configuration_loads_and_takes_effect(dsh_host):
     dsh_host.load_plugin("time-context", {"timeZone": "Asia/Shanghai", "refreshIntervalMs": 60000})
     agent = dsh_host.create_agent()
@@ -288,7 +288,7 @@ def test_the_refresh_interval_is_checked_before_the_zone(dsh_host):
 
 @pytest.mark.parametrize("value", [0, 1, 60000, 2**53 - 1])
 @pytest.mark.spec("TC-012")
-@pytest.mark.dsh_needs_host("inject-into-the-step")
+@pytest.mark.dsh_requires("inject-into-the-step")
 def test_non_negative_safe_integers_are_accepted(dsh_host, value):
     dsh_host.load_plugin("time-context", {"timeZone": "UTC", "refreshIntervalMs": value})
     agent = dsh_host.create_agent()
@@ -340,7 +340,7 @@ def test_a_step_whose_signal_is_already_aborted_gets_no_reading(dsh_host):
 
 
 @pytest.mark.spec("TC-014")
-@pytest.mark.dsh_needs_host("inject-into-the-step")
+@pytest.mark.dsh_requires("inject-into-the-step")
 def test_a_positive_interval_appends_when_the_session_has_no_earlier_reading(dsh_host):
     dsh_host.load_plugin("time-context", {"timeZone": "UTC", "refreshIntervalMs": 2**53 - 1})
     first, second = dsh_host.create_agent(), dsh_host.create_agent()
@@ -358,7 +358,7 @@ def test_a_positive_interval_appends_when_the_session_has_no_earlier_reading(dsh
     ("delay_ms", "appended"), [(999, False), (1000, True), (1001, True)]
 )
 @pytest.mark.spec("TC-014")
-@pytest.mark.dsh_needs_host("inject-into-the-step")
+@pytest.mark.dsh_requires("inject-into-the-step")
 def test_a_positive_interval_appends_once_at_least_that_many_ms_passed(
     dsh_host, delay_ms, appended
 ):
@@ -374,7 +374,7 @@ def test_a_positive_interval_appends_once_at_least_that_many_ms_passed(
 
 
 @pytest.mark.spec("TC-014")
-@pytest.mark.dsh_needs_host("inject-into-the-step")
+@pytest.mark.dsh_requires("inject-into-the-step")
 def test_a_positive_interval_appends_when_the_wall_clock_moved_backwards(dsh_host):
     dsh_host.load_plugin("time-context", {"timeZone": "UTC", "refreshIntervalMs": 3_600_000})
     agent = dsh_host.create_agent()

@@ -22,7 +22,7 @@ pytestmark = [pytest.mark.dsh_requires("time-context")]
     "interval-reached-appends-a-reading",
     "A reading is appended once the refresh interval has passed",
 )
-@pytest.mark.dsh_needs_host("inject-into-the-step")
+@pytest.mark.dsh_requires("inject-into-the-step")
 def test_a_reading_is_appended_once_the_interval_has_passed(dsh_host, delay_ms, appended):
     dsh_host.load_plugin("time-context", {"timeZone": "UTC", "refreshIntervalMs": 1000})
     agent = dsh_host.create_agent()
@@ -39,7 +39,7 @@ def test_a_reading_is_appended_once_the_interval_has_passed(dsh_host, delay_ms, 
 @pytest.mark.dsh_probe(
     "interval-after-clock-rollback", "A wall clock moved backwards still gets a reading"
 )
-@pytest.mark.dsh_needs_host("inject-into-the-step")
+@pytest.mark.dsh_requires("inject-into-the-step")
 def test_a_wall_clock_moved_backwards_inside_the_interval_still_gets_a_reading(dsh_host):
     dsh_host.load_plugin("time-context", {"timeZone": "UTC", "refreshIntervalMs": 3_600_000})
     agent = dsh_host.create_agent()

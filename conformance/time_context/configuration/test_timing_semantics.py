@@ -26,7 +26,7 @@ pytestmark = [pytest.mark.dsh_requires("time-context")]
     "config", [UTC_CONFIG, {"timeZone": "UTC", "refreshIntervalMs": 3_600_000}]
 )
 @pytest.mark.spec("TC-014", "TC-023")
-@pytest.mark.dsh_needs_host("inject-into-the-step")
+@pytest.mark.dsh_requires("inject-into-the-step")
 def test_a_backward_wall_clock_clamps_the_elapsed_time_to_zero(dsh_host, config):
     dsh_host.load_plugin("time-context", config)
     agent = dsh_host.create_agent()

@@ -113,7 +113,7 @@ def test_cancelled_and_failed_attempts_keep_their_readings_in_history(dsh_host):
 
 
 @pytest.mark.spec("TC-046")
-@pytest.mark.dsh_needs_host("inject-into-the-step")
+@pytest.mark.dsh_requires("inject-into-the-step")
 def test_a_positive_interval_reduces_but_does_not_remove_the_cost(dsh_host):
     dsh_host.load_plugin("time-context", {"timeZone": "UTC", "refreshIntervalMs": 60_000})
     dsh_host.add_pre_step_probe("raise", only=(1, 1))

@@ -281,7 +281,7 @@ def test_timestamps_are_printed_exactly_for_any_instant_and_zone(
 
 
 @pytest.mark.spec("TC-035")
-@pytest.mark.dsh_needs_host("inject-into-the-step")
+@pytest.mark.dsh_requires("inject-into-the-step")
 def test_a_positive_interval_can_leave_a_step_attempt_without_a_new_reading(dsh_host):
     dsh_host.load_plugin("time-context", {"timeZone": "UTC", "refreshIntervalMs": 60_000})
     agent = dsh_host.create_agent()
@@ -331,7 +331,7 @@ def test_readings_accumulate_in_history_until_compaction_shadows_them(dsh_host):
     ],
 )
 @pytest.mark.spec("TC-041")
-@pytest.mark.dsh_needs_host("inject-into-the-step")
+@pytest.mark.dsh_requires("inject-into-the-step")
 def test_a_positive_interval_reduces_additions(dsh_host, config, added):
     dsh_host.load_plugin("time-context", config)
     agent = dsh_host.create_agent()

@@ -87,7 +87,7 @@ def test_step_one_of_a_later_turn_measures_zero_from_its_own_prompt(dsh_host):
     "later-step-elapsed-stays-in-the-turn",
     "A later step measures only from a reading of its own turn",
 )
-@pytest.mark.dsh_needs_host("inject-into-the-step")
+@pytest.mark.dsh_requires("inject-into-the-step")
 def test_a_later_step_with_no_earlier_reading_in_its_turn_reads_unavailable(dsh_host):
     dsh_host.load_plugin("time-context", {"timeZone": "UTC", "refreshIntervalMs": 60_000})
     agent = dsh_host.create_agent()
@@ -112,7 +112,7 @@ def _seconds(duration: str) -> int | str | None:
     "step-one-baseline-is-model-visible",
     "Step one measures from the newest model-visible message",
 )
-@pytest.mark.dsh_needs_host("inject-into-the-step")
+@pytest.mark.dsh_requires("inject-into-the-step")
 def test_step_one_measures_from_the_newest_model_visible_message_not_a_newer_step_end(dsh_host):
     dsh_host.load_plugin("time-context", UTC_CONFIG)
     agent = dsh_host.create_agent()

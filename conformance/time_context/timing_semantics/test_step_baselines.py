@@ -44,7 +44,7 @@ def step_one_reading(dsh_host: Any, agent: Any) -> list[str]:
 
 @pytest.mark.spec("TC-021", "TC-023")
 @pytest.mark.parametrize("newer_type", sorted(NOT_MODEL_VISIBLE))
-@pytest.mark.dsh_needs_host("inject-into-the-step")
+@pytest.mark.dsh_requires("inject-into-the-step")
 def test_step_one_measures_from_the_newest_model_visible_message_not_a_newer_event(
     dsh_host, newer_type
 ):
@@ -65,7 +65,7 @@ def test_step_one_measures_from_the_newest_model_visible_message_not_a_newer_eve
 
 
 @pytest.mark.spec("TC-021", "TC-023")
-@pytest.mark.dsh_needs_host("inject-into-the-step")
+@pytest.mark.dsh_requires("inject-into-the-step")
 def test_step_one_measures_from_the_newest_message_whatever_its_source(dsh_host):
     dsh_host.load_plugin("time-context", UTC_CONFIG)
     agent = dsh_host.create_agent()
@@ -85,7 +85,7 @@ def test_step_one_measures_from_the_newest_message_whatever_its_source(dsh_host)
 
 
 @pytest.mark.spec("TC-021", "TC-023")
-@pytest.mark.dsh_needs_host("inject-into-the-step")
+@pytest.mark.dsh_requires("inject-into-the-step")
 def test_the_baseline_is_the_durable_event_time_not_the_log_position(dsh_host):
     dsh_host.load_plugin("time-context", UTC_CONFIG)
     agent = dsh_host.create_agent()
@@ -104,7 +104,7 @@ def test_the_baseline_is_the_durable_event_time_not_the_log_position(dsh_host):
 
 
 @pytest.mark.spec("TC-023")
-@pytest.mark.dsh_needs_host("inject-into-the-step")
+@pytest.mark.dsh_requires("inject-into-the-step")
 def test_a_message_stamped_after_now_gives_zero_elapsed(dsh_host):
     dsh_host.load_plugin("time-context", UTC_CONFIG)
     agent = dsh_host.create_agent()
@@ -116,7 +116,7 @@ def test_a_message_stamped_after_now_gives_zero_elapsed(dsh_host):
 
 
 @pytest.mark.spec("TC-024")
-@pytest.mark.dsh_needs_host("inject-into-the-step")
+@pytest.mark.dsh_requires("inject-into-the-step")
 def test_step_one_with_only_events_that_are_no_messages_is_unavailable(dsh_host):
     dsh_host.load_plugin("time-context", UTC_CONFIG)
     agent = dsh_host.create_agent()
@@ -130,7 +130,7 @@ def test_step_one_with_only_events_that_are_no_messages_is_unavailable(dsh_host)
 
 
 @pytest.mark.spec("TC-022", "TC-023")
-@pytest.mark.dsh_needs_host("inject-into-the-step")
+@pytest.mark.dsh_requires("inject-into-the-step")
 def test_a_later_step_measures_from_the_durable_time_of_the_previous_reading(dsh_host):
     dsh_host.load_plugin("time-context", UTC_CONFIG)
     agent = dsh_host.create_agent()

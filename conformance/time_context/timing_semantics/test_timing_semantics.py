@@ -129,7 +129,7 @@ def test_the_listener_runs_before_listeners_registered_earlier_or_later(dsh_host
 
 @pytest.mark.spec("TC-015", "TC-026")
 @pytest.mark.parametrize("added", ["before-loading", "after-loading"])
-@pytest.mark.dsh_needs_host("inject-into-the-step")
+@pytest.mark.dsh_requires("inject-into-the-step")
 def test_the_listener_runs_before_an_ordinary_listener(dsh_host, added):
     # An ordinary probe runs after prepended listeners and before ordinary
     # ones (docs/fake-host.md): only a prepended listener has acted by then.
@@ -195,7 +195,7 @@ def test_a_suppressed_attempt_appends_nothing(dsh_host):
 
 
 @pytest.mark.spec("TC-018", "TC-020", "TC-030")
-@pytest.mark.dsh_needs_host("inject-into-the-step")
+@pytest.mark.dsh_requires("inject-into-the-step")
 def test_a_reading_shadowed_by_compaction_still_schedules_the_next(dsh_host):
     dsh_host.load_plugin("time-context", MINUTE_CONFIG)
     agent = dsh_host.create_agent()
@@ -221,7 +221,7 @@ def test_a_reading_shadowed_by_compaction_still_schedules_the_next(dsh_host):
 
 
 @pytest.mark.spec("TC-019")
-@pytest.mark.dsh_needs_host("inject-into-the-step")
+@pytest.mark.dsh_requires("inject-into-the-step")
 def test_scheduling_holds_across_turns(dsh_host):
     dsh_host.load_plugin("time-context", MINUTE_CONFIG)
     agent = dsh_host.create_agent()
@@ -239,7 +239,7 @@ def test_scheduling_holds_across_turns(dsh_host):
 
 
 @pytest.mark.spec("TC-019")
-@pytest.mark.dsh_needs_host("inject-into-the-step")
+@pytest.mark.dsh_requires("inject-into-the-step")
 def test_scheduling_holds_for_a_fresh_agent_and_plugin_instance_over_the_same_log(dsh_host):
     dsh_host.load_plugin("time-context", MINUTE_CONFIG)
     agent = dsh_host.create_agent()
@@ -264,7 +264,7 @@ def test_scheduling_holds_for_a_fresh_agent_and_plugin_instance_over_the_same_lo
 
 
 @pytest.mark.spec("TC-018", "TC-019")
-@pytest.mark.dsh_needs_host("inject-into-the-step")
+@pytest.mark.dsh_requires("inject-into-the-step")
 def test_readings_left_by_an_earlier_process_schedule_the_next(dsh_host_factory):
     # The earlier process (a host of its own, 10 s earlier) writes the log.
     earlier = dsh_host_factory(start_ms=START_MS - 10_000)
@@ -295,7 +295,7 @@ def test_readings_left_by_an_earlier_process_schedule_the_next(dsh_host_factory)
     "interval-counts-only-plugin-readings",
     "Only readings with the plugin's source start the next interval",
 )
-@pytest.mark.dsh_needs_host("inject-into-the-step")
+@pytest.mark.dsh_requires("inject-into-the-step")
 def test_only_readings_with_the_plugin_source_schedule(dsh_host):
     impostor = dict(READING_SOURCE, plugin="time-context-copy")
     seed = seeded_turn(1, START_MS, reading="Time sampled while preparing turn 1, step 1: x")
@@ -310,7 +310,7 @@ def test_only_readings_with_the_plugin_source_schedule(dsh_host):
 
 
 @pytest.mark.spec("TC-020")
-@pytest.mark.dsh_needs_host("inject-into-the-step")
+@pytest.mark.dsh_requires("inject-into-the-step")
 def test_each_session_is_scheduled_independently(dsh_host):
     dsh_host.load_plugin("time-context", MINUTE_CONFIG)
     first, second = dsh_host.create_agent(), dsh_host.create_agent()
@@ -326,7 +326,7 @@ def test_each_session_is_scheduled_independently(dsh_host):
 
 
 @pytest.mark.spec("TC-020")
-@pytest.mark.dsh_needs_host("inject-into-the-step")
+@pytest.mark.dsh_requires("inject-into-the-step")
 def test_existing_readings_are_never_removed(dsh_host):
     dsh_host.load_plugin("time-context", MINUTE_CONFIG)
     agent = dsh_host.create_agent()
@@ -376,7 +376,7 @@ def test_later_steps_measure_from_the_previous_reading_of_the_turn(dsh_host):
 
 
 @pytest.mark.spec("TC-022", "TC-024")
-@pytest.mark.dsh_needs_host("inject-into-the-step")
+@pytest.mark.dsh_requires("inject-into-the-step")
 def test_a_later_step_whose_earlier_steps_were_suppressed_is_unavailable(dsh_host):
     dsh_host.load_plugin("time-context", MINUTE_CONFIG)
     agent = dsh_host.create_agent()
@@ -390,7 +390,7 @@ def test_a_later_step_whose_earlier_steps_were_suppressed_is_unavailable(dsh_hos
 
 
 @pytest.mark.spec("TC-022", "TC-024")
-@pytest.mark.dsh_needs_host("inject-into-the-step")
+@pytest.mark.dsh_requires("inject-into-the-step")
 def test_a_later_step_measures_from_the_latest_same_turn_reading_past_suppressed_steps(
     dsh_host,
 ):
@@ -428,7 +428,7 @@ def test_a_later_listener_failing_the_attempt_leaves_the_reading(dsh_host):
 
 
 @pytest.mark.spec("TC-025", "TC-026", "TC-027")
-@pytest.mark.dsh_needs_host("inject-into-the-step")
+@pytest.mark.dsh_requires("inject-into-the-step")
 def test_a_later_listener_cancelling_the_attempt_leaves_the_reading(dsh_host):
     dsh_host.load_plugin("time-context", UTC_CONFIG)
     dsh_host.add_pre_step_probe("abort", only=(1, 2))
@@ -467,7 +467,7 @@ def test_a_failed_preparation_leaves_an_extra_reading_in_the_next_request(dsh_ho
 
 
 @pytest.mark.spec("TC-032", "TC-035")
-@pytest.mark.dsh_needs_host("inject-into-the-step")
+@pytest.mark.dsh_requires("inject-into-the-step")
 def test_a_suppressed_attempt_reuses_existing_history_in_its_request(dsh_host):
     dsh_host.load_plugin("time-context", MINUTE_CONFIG)
     agent = dsh_host.create_agent()
@@ -508,7 +508,7 @@ def test_each_request_is_the_surface_prefix_at_its_step_start(dsh_host):
 
 
 @pytest.mark.spec("TC-031")
-@pytest.mark.dsh_needs_host("inject-into-the-step")
+@pytest.mark.dsh_requires("inject-into-the-step")
 def test_no_state_outside_the_readings_carries_time_context(dsh_host):
     dsh_host.load_plugin("time-context", MINUTE_CONFIG)
     agent = dsh_host.create_agent()

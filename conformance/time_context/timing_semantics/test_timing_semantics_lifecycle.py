@@ -26,7 +26,7 @@ HOUR_MS = 3_600_000
 
 
 @pytest.mark.dsh_requires("time-context")
-@pytest.mark.dsh_needs_host("inject-into-the-step")  # counts one reading per turn
+@pytest.mark.dsh_requires("inject-into-the-step")  # counts one reading per turn
 @pytest.mark.spec("TC-018")
 @pytest.mark.dsh_probe(
     "fork-interval-counts-seeded-readings", "A fork's interval counts its seeded readings"

@@ -44,12 +44,12 @@ from pytest_dsh.driving.api import (
     check_envelope,
     check_event_start,
 )
-from pytest_dsh.driving.faults import FaultPlan, FlushRecord
+from pytest_dsh.driving.faults import Durability, FaultPlan, FlushRecord, check_durability
 from pytest_dsh.driving.json_limits import json_value_problem
 from pytest_dsh.driving.jsonl_root import lock_root, unlock_root
 from pytest_dsh.driving.pending import AgentCounters, BusyHoldHandle, PreStepOutcome
 from pytest_dsh.driving.replies import ModelReply
-from pytest_dsh.driving.seams import PLUGIN_INTERNAL, check_seam
+from pytest_dsh.driving.requirements import host_gap
 from pytest_dsh.driving.tool_outcomes import (
     ExportShape,
     ToolCallDescription,
@@ -209,15 +209,6 @@ class _BridgePreStep(_BridgePending):
 class _BridgeDisposal(_BridgePending):
     def result(self) -> None:
         self._settled()
-
-
-#: Seams the bridge lacks beyond those no host offers (pytest_dsh.driving.seams).
-_BRIDGE_GAPS = {
-    "per-event-durability": (
-        "DSH's persistence writes what a flush hands it; making each append "
-        "durable at once would change the host, not configure it"
-    ),
-}
 
 
 def _window_state(plan: FaultPlan) -> list[dict[str, Any]]:
@@ -627,6 +618,13 @@ class BridgeHostDriver:
         self._parked = []
         self._call("crash")
 
+    def set_durability(self, mode: Durability) -> None:
+        """``"flush"`` is what DSH's persistence does already; the bridge has no
+        ``"per-event"`` (``NotImplementedError``, seam ``"per-event-durability"``)."""
+        if check_durability(mode) == "per-event":
+            reason = host_gap("bridge", "per-event-durability")
+            raise NotImplementedError(f"the bridge has no per-event durability: {reason}")
+
     def durable_events(self, session_id: str) -> list[SessionEvent]:
         return cast(list[SessionEvent], self._call("durable_events", session_id=session_id))
 
@@ -689,8 +687,7 @@ class BridgeHostDriver:
         return not self.unsupported_reason(seam)
 
     def unsupported_reason(self, seam: str) -> str:
-        known = check_seam(seam)
-        return _BRIDGE_GAPS.get(known) or PLUGIN_INTERNAL.get(known, "")
+        return host_gap("bridge", seam)
 
     def close(self) -> None:
         if self._closed:
