@@ -20,11 +20,17 @@ from __future__ import annotations
 import datetime
 import functools
 import json
-from collections.abc import Iterator
-from typing import Any, NamedTuple
+from typing import Any
 
 import pytest
 
+from dsh_conformance.dst.table_judging import (
+    Problems,
+    TableCase,
+    agrees,
+    judge_in_full,
+    table_cases,
+)
 from dsh_conformance.expect import pinned, readme
 from dsh_conformance.layout_free import schedule_changes
 from dsh_conformance.schedule.tool_values import epoch_ms, instants_in, rejection_codes
@@ -73,103 +79,38 @@ def _sample(rows: list[dict[str, Any]], full: bool) -> list[dict[str, Any]]:
     return [row for i, row in enumerate(rows) if i in (0, last) or i % SAMPLE_STRIDE == 0]
 
 
-def _cases(zone: str, rows: list[dict[str, Any]]) -> Iterator[tuple[str, dict[str, Any]]]:
-    for row in rows:
-        for position in ("before", "inside", "after"):
-            case = dict(row[position])
-            label = f"{zone} {case['date']}T{case['time']} ({row['kind']} {position})"
-            yield label, case
-
-
-class _Outcome(NamedTuple):
-    """What one create of the replay showed (judged at once: see :class:`_Problems`)."""
-
-    label: str
-    case: dict[str, Any]
-    codes: frozenset[str]
-    appended: int
-    instants: frozenset[int]
-    #: The value's own code and scheduledAt (the official field names), for compat.
-    code: object
-    scheduled_at: object
-
-
-class _Problems(NamedTuple):
-    """A zone's disagreements at each level. Each create is judged as it is
-    replayed, so a replay keeps only what disagreed: a full table has 82,236
-    creates, and keeping every outcome (its tool value included) until both
-    levels had read it made each full garbage collection walk them all."""
-
-    readme: list[str]
-    pinned: list[str]
-
-
-def _replay(dsh_host_factory, zone: str, cases: list[tuple[str, dict[str, Any]]]) -> _Problems:
+def _replay(dsh_host_factory, zone: str, cases: list[TableCase]) -> Problems:
     host = dsh_host_factory(start_ms=_epoch_ms(_index()["replay_now"]))
     host.load_plugin("schedule")
-    problems = _Problems([], [])
+    problems = Problems([], [])
     agent = None
     seen = 0  # events of the agent already read: each case reads only its own
-    for number, (label, case) in enumerate(cases):
+    for number, case in enumerate(cases):
         if number % CASES_PER_AGENT == 0:
             agent, seen = host.create_agent(), 0
         assert agent is not None, "an agent is created for the first case"
-        at = {"date": case["date"], "time": case["time"], "time_zone": zone}
+        at = {"date": case.expected["date"], "time": case.expected["time"], "time_zone": zone}
         outcome = agent.call_tool("schedule_create", {"prompt": "dst", "at": at})
         value = outcome.value if not outcome.is_error else {"host_error": outcome.error}
         new = agent.events(seen)
         seen += len(new)
-        appended = schedule_changes(new)
-        fields = value if isinstance(value, dict) else {}
-        judged = _Outcome(
-            label, case, frozenset(rejection_codes(value)), len(appended),
-            frozenset(ms for change in appended for ms in instants_in(change)),
-            fields.get("code", value), fields.get("scheduledAt", value))
-        for found, kept in ((_readme_problem(judged), problems.readme),
-                            (_pinned_problem(judged), problems.pinned)):
-            if found is not None:
-                kept.append(found)
+        changes = schedule_changes(new)
+        if not agrees(case, value, changes):
+            judge_in_full(zone, case, value, changes, problems)
     return problems
 
 
-_REPLAYS: dict[tuple[str, str, bool], _Problems] = {}
+_REPLAYS: dict[tuple[str, str, bool], Problems] = {}
 
 
-def _problems(dsh_host_factory, request, zone: str) -> _Problems:
+def _problems(dsh_host_factory, request, zone: str) -> Problems:
     """The zone's replay, run once per session for both levels (it is deterministic)."""
     full = request.config.getoption("dsh_dst_table") == "full"
     key = (str(request.config.getoption("dsh_impl")), zone, full)
     if key not in _REPLAYS:
         rows = _sample(_transitions_by_zone()[zone], full)
-        _REPLAYS[key] = _replay(dsh_host_factory, zone, list(_cases(zone, rows)))
+        _REPLAYS[key] = _replay(dsh_host_factory, zone, table_cases(rows))
     return _REPLAYS[key]
-
-
-def _readme_problem(outcome: _Outcome) -> str | None:
-    case = outcome.case
-    if "scheduledAt" in case:
-        if outcome.codes or outcome.appended != 1:
-            return (f"{outcome.label}: expected one create at {case['scheduledAt']}, got "
-                    f"codes {sorted(outcome.codes)} and {outcome.appended} appended changes")
-        if epoch_ms(case["scheduledAt"]) not in outcome.instants:
-            return (f"{outcome.label}: expected the create record to contain "
-                    f"{case['scheduledAt']}, got {outcome.scheduled_at}")
-        return None
-    if not outcome.codes or outcome.appended:
-        return (f"{outcome.label}: expected a rejection with a closed code and nothing "
-                f"appended (gap), got {outcome.code} and {outcome.appended} appended changes")
-    return None
-
-
-def _pinned_problem(outcome: _Outcome) -> str | None:
-    case = outcome.case
-    if "scheduledAt" in case:
-        if outcome.scheduled_at != case["scheduledAt"]:
-            return f"{outcome.label}: expected scheduledAt {case['scheduledAt']}, got " \
-                f"{outcome.scheduled_at}"
-    elif outcome.code != case["code"]:
-        return f"{outcome.label}: expected {case['code']} (gap), got {outcome.code}"
-    return None
 
 
 @pytest.mark.spec("SCH-015", "SCH-027", "SCH-028", "SCH-029", "SCH-030")
