@@ -25,12 +25,7 @@ from __future__ import annotations
 import importlib as _importlib
 import typing as _typing
 
-from pytest_dsh import _old_paths
-
 __version__ = "0.1.0"
-
-# The flat layout's module paths (pytest_dsh.host, ...) stay importable.
-_old_paths.install()
 
 _EXPORTS: dict[str, str] = {
     "NODE_MAX_TIMER_DELAY_MS": "pytest_dsh.fake_host.clock",

@@ -3,7 +3,7 @@
 in-process :class:`~pytest_dsh.fake_host.host.FakeHost`.
 
 The protocols they implement, and the Node bridge implements too, are in
-:mod:`pytest_dsh.driving.api` (re-exported here). All methods are synchronous
+:mod:`pytest_dsh.driving.api`. All methods are synchronous
 and return once nothing more can happen without virtual time passing.
 """
 
@@ -69,10 +69,6 @@ from pytest_dsh.fake_host.session import MESSAGE_EVENT_TYPES
 from pytest_dsh.fake_host.tools import AbortSignal, ToolCallContext
 
 __all__ = [
-    "AgentDriver",
-    "HostDriver",
-    "PreStepProbe",
-    "ProbeCall",
     "PythonAgentDriver",
     "PythonHostDriver",
 ]

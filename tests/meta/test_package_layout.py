@@ -36,9 +36,8 @@ ALLOWED: dict[str, set[str]] = {
     },
     # The package root imports lazily (module __getattr__) what it exports.
     "root": {
-        "contract", "driving", "errors", "fake_host", "implementations", "npm", "old_paths",
+        "contract", "driving", "errors", "fake_host", "implementations", "npm",
     },
-    "old_paths": set(),
 }
 
 
@@ -46,8 +45,7 @@ def _room(module: str) -> str:
     parts = module.split(".")
     if parts == ["pytest_dsh"]:
         return "root"
-    room = parts[1]
-    return "old_paths" if room == "_old_paths" else room
+    return parts[1]
 
 
 def _module_name(path: Path, root: Path, package: str) -> str:
@@ -98,24 +96,10 @@ def test_each_room_imports_only_the_rooms_below_it() -> None:
         for line, imported in _imports(path, module):
             if not imported.startswith("pytest_dsh"):
                 continue
-            # Old flat paths are aliases; the kit itself never uses them.
-            assert imported.split(".")[:2] != ["pytest_dsh", "_old_paths"] or room == "root"
             target = _room(imported)
             if target != room and target not in ALLOWED[room]:
                 crossings.append(f"{path.relative_to(PACKAGE)}:{line} ({room}) imports {imported}")
     assert crossings == []
-
-
-def test_the_kit_itself_uses_no_old_flat_path() -> None:
-    from pytest_dsh._old_paths import MOVED
-
-    used = [
-        f"{path.relative_to(PACKAGE)}:{line} imports {imported}"
-        for module, path in _kit_modules()
-        for line, imported in _imports(path, module)
-        if imported in MOVED
-    ]
-    assert used == []
 
 
 def test_the_rooms_form_no_cycle() -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest_dsh
 import pytest_dsh.strategies
-from pytest_dsh._old_paths import MOVED
 
 EXPECTED = {
     "NODE_MAX_TIMER_DELAY_MS", "TZDATA_VERSION", "AgentDriver", "AgentVetoedError",
@@ -26,13 +25,11 @@ def test_the_top_level_exports_are_exactly_the_documented_ones() -> None:
 def test_no_public_name_leaks_outside_all() -> None:
     # "@..." names are pytest's assertion-rewriting helpers (the kit is a plugin).
     public = {name for name in vars(pytest_dsh) if not name.startswith(("_", "@"))}
-    # The rooms and top-level modules (docs/package-map.md), and the flat
-    # layout's module names, which become attributes once imported by them.
+    # The rooms and top-level modules (docs/package-map.md), which become
+    # attributes once imported.
     rooms = {"contract", "driving", "fake_host", "npm", "official", "pytest_plugin", "strategies",
              "errors", "expectations", "implementations"}
-    flat = {old.split(".")[1] for old in MOVED}
-    submodules = rooms | flat
-    assert public - set(pytest_dsh.__all__) - submodules == {"annotations"}
+    assert public - set(pytest_dsh.__all__) - rooms == {"annotations"}
 
 
 def test_strategy_modules_are_exported() -> None:
