@@ -25,6 +25,7 @@ from pytest_dsh.driving.faults import (
     PlannedFault,
     ReleaseOutcome,
 )
+from pytest_dsh.errors import DshKitError
 
 __all__ = [
     "Durability",
@@ -38,11 +39,11 @@ __all__ = [
     "ReleaseOutcome",
 ]
 
-class PersistenceRejectedError(RuntimeError):
+class PersistenceRejectedError(DshKitError, RuntimeError):
     """A flush listener or the backend failed."""
 
 
-class PersistenceDetachedError(RuntimeError):
+class PersistenceDetachedError(DshKitError, RuntimeError):
     """The session is not live in the store."""
 
 

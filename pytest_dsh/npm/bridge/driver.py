@@ -60,6 +60,7 @@ from pytest_dsh.driving.tool_outcomes import (
 from pytest_dsh.driving.trace import TraceEntry
 from pytest_dsh.errors import (
     AgentVetoedError,
+    DshKitError,
     HostStuckError,
     PluginLoadError,
     UnknownPluginError,
@@ -79,7 +80,7 @@ __all__ = ["BridgeAgentDriver", "BridgeHostDriver", "BridgeOperationError"]
 PLUGIN_NAMES = ("schedule", "schedule-invariant", "time-context", "time-context-invariant")
 
 
-class BridgeOperationError(RuntimeError):
+class BridgeOperationError(DshKitError, RuntimeError):
     """The DSH host (in Node) raised something the driver API has no exception for."""
 
     def __init__(self, failure: NodeFailure) -> None:
