@@ -32,8 +32,8 @@ _EXPORTS: dict[str, str] = {
     "VirtualClock": "pytest_dsh.fake_host.clock",
     "AgentDriver": "pytest_dsh.driving.api",
     "HostDriver": "pytest_dsh.driving.api",
-    "PreStepProbe": "pytest_dsh.driving.api",
-    "ProbeCall": "pytest_dsh.driving.api",
+    "PreStepWatcher": "pytest_dsh.driving.api",
+    "WatcherCall": "pytest_dsh.driving.api",
     "PythonAgentDriver": "pytest_dsh.fake_host.driver",
     "PythonHostDriver": "pytest_dsh.fake_host.driver",
     "AgentVetoedError": "pytest_dsh.errors",
@@ -61,7 +61,7 @@ _EXPORTS: dict[str, str] = {
 
 if _typing.TYPE_CHECKING:
     from pytest_dsh.contract.tzdb import TZDATA_VERSION, pinned_zone, pinned_zone_keys
-    from pytest_dsh.driving.api import AgentDriver, HostDriver, PreStepProbe, ProbeCall
+    from pytest_dsh.driving.api import AgentDriver, HostDriver, PreStepWatcher, WatcherCall
     from pytest_dsh.driving.faults import FaultPlan, FlushRecord
     from pytest_dsh.driving.replies import ModelReply, reply_text, reply_tools
     from pytest_dsh.driving.tool_outcomes import ToolOutcome
@@ -100,8 +100,8 @@ __all__ = [
     "ModelReply",
     "NodeImplementation",
     "PluginLoadError",
-    "PreStepProbe",
-    "ProbeCall",
+    "PreStepWatcher",
+    "WatcherCall",
     "PythonAgentDriver",
     "PythonHostDriver",
     "PythonImplementation",
