@@ -44,7 +44,7 @@ _EXPORTS: dict[str, str] = {
     "UnknownPluginError": "pytest_dsh.errors",
     "FakeHost": "pytest_dsh.fake_host.host",
     "Implementation": "pytest_dsh.implementations",
-    "PythonImplementation": "pytest_dsh.implementations",
+    "PythonImplementation": "pytest_dsh.fake_host.implementation",
     "available_implementations": "pytest_dsh.implementations",
     "resolve_implementation": "pytest_dsh.implementations",
     "ModelReply": "pytest_dsh.driving.replies",
@@ -76,9 +76,9 @@ if _typing.TYPE_CHECKING:
     from pytest_dsh.fake_host.clock import NODE_MAX_TIMER_DELAY_MS, VirtualClock
     from pytest_dsh.fake_host.driver import PythonAgentDriver, PythonHostDriver
     from pytest_dsh.fake_host.host import FakeHost
+    from pytest_dsh.fake_host.implementation import PythonImplementation
     from pytest_dsh.implementations import (
         Implementation,
-        PythonImplementation,
         available_implementations,
         resolve_implementation,
     )
@@ -101,13 +101,13 @@ __all__ = [
     "NodeImplementation",
     "PluginLoadError",
     "PreStepWatcher",
-    "WatcherCall",
     "PythonAgentDriver",
     "PythonHostDriver",
     "PythonImplementation",
     "ToolOutcome",
     "UnknownPluginError",
     "VirtualClock",
+    "WatcherCall",
     "__version__",
     "available_implementations",
     "pinned_zone",

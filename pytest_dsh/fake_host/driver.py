@@ -35,7 +35,6 @@ from pytest_dsh.driving.agent_actions import (
 )
 from pytest_dsh.driving.api import (
     AgentDriver,
-    HostDriver,
     PreStepWatcher,
     WatcherCall,
     WatcherMode,
@@ -427,7 +426,9 @@ class PythonAgentDriver:
         return self._host.host.run_to_completion(call)
 
 
-def _run_watcher(watcher: PreStepWatcher, agent: FakeAgent, turn: int, step: int, signal: Signal) -> None:
+def _run_watcher(
+    watcher: PreStepWatcher, agent: FakeAgent, turn: int, step: int, signal: Signal
+) -> None:
     watcher.calls.append(WatcherCall(agent.id, turn, step, signal.aborted, len(agent.session.log)))
     if watcher.only is not None and watcher.only != (turn, step):
         return

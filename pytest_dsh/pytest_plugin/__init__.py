@@ -12,9 +12,7 @@ implementation and tells its author what it found.
 * :mod:`~pytest_dsh.pytest_plugin.budget`: per-test budgets and runaway stops;
 * :mod:`~pytest_dsh.pytest_plugin.parallel`: runs split over pytest-xdist workers;
 * :mod:`~pytest_dsh.pytest_plugin.reporting`: verdicts, causes and reports;
-* :mod:`~pytest_dsh.pytest_plugin.conformance_cli`: the ``dsh-conformance`` command;
-* :mod:`~pytest_dsh.pytest_plugin.version_matrix`: every official version on
-  every host profile.
+* :mod:`~pytest_dsh.pytest_plugin.conformance_cli`: the ``dsh-conformance`` command.
 
 Importing this package imports nothing else: a plugin module is loaded by pytest.
 """

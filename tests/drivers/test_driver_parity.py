@@ -296,7 +296,8 @@ def test_a_raising_listener_ends_a_direct_pre_step_with_its_message(host):
     host.add_pre_step_watcher("raise")
     outcome = agent.start_pre_step(1, 4).result()
     assert outcome.kind == "error"
-    assert outcome.message is not None and "pre-step watcher failed turn 1 step 4" in outcome.message
+    assert outcome.message is not None
+    assert "pre-step watcher failed turn 1 step 4" in outcome.message
 
 
 def test_an_aborting_listener_ends_a_direct_pre_step_aborted(host):

@@ -102,6 +102,26 @@ def test_each_room_imports_only_the_rooms_below_it() -> None:
     assert crossings == []
 
 
+#: Rooms that never import pytest: pytest is the pytest side's business, so a
+#: module that runs without it (the version matrix, an npm install, a host)
+#: lives outside ``pytest_plugin``.
+PYTEST_FREE = {
+    "contract", "errors", "expectations", "fake_host", "implementations", "npm", "official",
+    "strategies",
+}
+
+
+def test_only_the_pytest_side_imports_pytest() -> None:
+    found = [
+        f"{path.relative_to(PACKAGE)}:{line} imports {imported}"
+        for module, path in _kit_modules()
+        if _room(module) in PYTEST_FREE
+        for line, imported in _imports(path, module)
+        if imported.split(".")[0] in ("pytest", "_pytest")
+    ]
+    assert found == []
+
+
 def test_the_rooms_form_no_cycle() -> None:
     # The root is the facade: it exports from the rooms on first use, and a
     # room that names it reads only ``__version__``. Without it, no room may
