@@ -62,7 +62,7 @@ def test_a_module_exports_only_what_it_defines() -> None:
         module = importlib.import_module(info.name)
         for name in getattr(module, "__all__", ()):
             value = getattr(module, name)
-            if inspect.isclass(value) or inspect.isfunction(value):
-                if value.__module__ != info.name:
-                    borrowed.append(f"{info.name}.{name} (from {value.__module__})")
+            defined = inspect.isclass(value) or inspect.isfunction(value)
+            if defined and value.__module__ != info.name:
+                borrowed.append(f"{info.name}.{name} (from {value.__module__})")
     assert borrowed == []
