@@ -59,38 +59,37 @@ def pytest_load_initial_conftests(
 
 
 class _Words:
-    """What one option word sets, read from a parse of it alone."""
+    """What one option word sets, read from parses of it alone and with the
+    word after it."""
 
     def __init__(self, parser: pytest.Parser) -> None:
         self._parser = parser
-        baseline = self._parse([])
-        self._defaults = baseline[0] if baseline is not None else {}
+        self._defaults: dict[str, Any] = vars(parser.parse_known_args([]))
 
-    def _parse(self, words: list[str]) -> tuple[dict[str, Any], list[str]] | None:
+    def _changed(self, words: list[str]) -> tuple[set[str], list[str]] | None:
+        """The destinations ``words`` set, and the words left as paths or
+        unknown (``None``: the parser refuses them)."""
         try:
             namespace, unknown = self._parser.parse_known_and_unknown_args(words)
         except (pytest.UsageError, SystemExit, argparse.ArgumentError):
             return None
-        return vars(namespace), unknown
-
-    def read(self, token: str, following: str | None) -> tuple[set[str], bool]:
-        """The destinations ``token`` sets, and whether it takes ``following``."""
-        parsed = None
-        if following is not None:
-            parsed = self._parse([token, following])
-        if parsed is None:
-            parsed = self._parse([token, _NOTHING])
-            following = _NOTHING
-        if parsed is None:
-            return set(), False
-        values, unknown = parsed
-        positional = list(values.get("file_or_dir") or ()) + unknown
-        taken = following != _NOTHING and following not in positional
-        changed = {
+        values = vars(namespace)
+        dests = {
             dest for dest, value in values.items()
             if dest != "file_or_dir" and value != self._defaults.get(dest)
         }
-        return changed, taken
+        return dests, [*(values.get("file_or_dir") or ()), *unknown]
+
+    def read(self, token: str, following: str | None) -> tuple[set[str], bool]:
+        """The destinations ``token`` sets, and whether it takes ``following``
+        as its value: parsed with it, ``following`` is neither a path nor an
+        option of its own (which would set destinations of its own)."""
+        alone = self._changed([token, _NOTHING])
+        pair = self._changed([token, following]) if following is not None else None
+        value = pair is not None and following not in pair[1]
+        if pair is not None and value and (alone is None or pair[0] == alone[0]):
+            return pair[0], True
+        return (alone[0], False) if alone is not None else (set(), False)
 
 
 def rerun_options(config: pytest.Config, args: Sequence[str] | None = None) -> list[str]:

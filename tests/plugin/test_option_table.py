@@ -48,6 +48,16 @@ def test_a_rerun_leaves_out_what_the_table_does_not_carry(pytester: pytest.Pytes
     ]
 
 
+def test_an_option_followed_by_one_a_rerun_drops_is_kept(pytester: pytest.Pytester) -> None:
+    # Each word is read alone: the next option's destination is not its own.
+    config = pytester.parseconfig()
+    given = ["--dsh-level=compat", "--dsh-report=x.json", "--continue-on-collection-errors",
+             "-n", "2", "-x", "--dsh-report", "y.json", "-p", "no:cacheprovider"]
+    assert rerun_options(config, given) == [
+        "--dsh-level=compat", "--continue-on-collection-errors", "-x", "-p", "no:cacheprovider"
+    ]
+
+
 #: pytest's private parser state (``config._parser``, ``parser._groups``, argparse's own).
 _PRIVATE = {"_parser", "optparser", "_option_string_actions", "_groups", "_anonymous", "_inidict"}
 
