@@ -594,11 +594,11 @@ class Process {
         agent.cancel({ kind: 'hook', reason: 'abort_next_pre_step' }, { keepInbox: true })
       }
     }, { global: true, prepend: true })
-    // Ordinary probes: one listener before any plugin's, not prepended, so
+    // Ordinary watchers: one listener before any plugin's, not prepended, so
     // they run after every prepended listener and before every plugin
     // listener registered later, in the order they were added.
     ctx.on('agent/pre-step', (payload, next) => {
-      for (const probe of host.probes) if (probe.order === 'ordinary') proc.runProbe(probe, payload)
+      for (const watcher of host.watchers) if (watcher.order === 'ordinary') proc.runWatcher(watcher, payload)
       return next()
     })
     await settle()
@@ -673,7 +673,7 @@ class Process {
     }
     this.host.errors.push(...logged)
     this.plugins.set(name, fiber)
-    this.keepLastProbesLast()
+    this.keepLastWatchersLast()
   }
 
   async unloadPlugin(name) {
@@ -685,44 +685,44 @@ class Process {
     await drive(fiber.dispose())
   }
 
-  /** Last probes run from one listener, moved behind every plugin's listener
-   *  whenever a plugin loads or a probe is added, in the order they were added. */
-  addProbe(probe) {
-    if (probe.order === 'ordinary') return // the listener registered at start runs it
-    this.keepLastProbesLast()
+  /** Last watchers run from one listener, moved behind every plugin's listener
+   *  whenever a plugin loads or a watcher is added, in the order they were added. */
+  addWatcher(watcher) {
+    if (watcher.order === 'ordinary') return // the listener registered at start runs it
+    this.keepLastWatchersLast()
   }
 
-  keepLastProbesLast() {
-    this.disposeLastProbes?.()
-    this.disposeLastProbes = undefined
-    if (!this.host.probes.some((probe) => probe.order === 'last')) return
-    this.disposeLastProbes = this.ctx.on('agent/pre-step', (payload, next) => {
-      for (const probe of this.host.probes) if (probe.order === 'last') this.runProbe(probe, payload)
+  keepLastWatchersLast() {
+    this.disposeLastWatchers?.()
+    this.disposeLastWatchers = undefined
+    if (!this.host.watchers.some((watcher) => watcher.order === 'last')) return
+    this.disposeLastWatchers = this.ctx.on('agent/pre-step', (payload, next) => {
+      for (const watcher of this.host.watchers) if (watcher.order === 'last') this.runWatcher(watcher, payload)
       return next()
     })
   }
 
-  runProbe(probe, { agent, turn, step, signal }) {
+  runWatcher(watcher, { agent, turn, step, signal }) {
     const host = this.host
     const record = host.recordForAgent(agent)
-    host.probeCalls.push({
-      probe: probe.id,
+    host.watcherCalls.push({
+      watcher: watcher.id,
       agent_id: record?.agent.id ?? agent.id,
       turn,
       step,
       aborted: signal.aborted,
       log_length: agent.session.events.length,
     })
-    const selected = probe.only === null || (probe.only[0] === turn && probe.only[1] === step)
-    if (selected && probe.mode === 'raise') {
-      throw new Error(`pre-step probe failed turn ${turn} step ${step}`)
+    const selected = watcher.only === null || (watcher.only[0] === turn && watcher.only[1] === step)
+    if (selected && watcher.mode === 'raise') {
+      throw new Error(`pre-step watcher failed turn ${turn} step ${step}`)
     }
-    if (selected && probe.mode === 'abort') {
+    if (selected && watcher.mode === 'abort') {
       // A pre-step the driver reached directly has no turn to cancel: abort
-      // its own signal, as the Python host's probe does.
+      // its own signal, as the Python host's watcher does.
       const direct = host.directPreSteps.get(signal)
       if (direct !== undefined) direct.abort()
-      else agent.cancel({ kind: 'hook', reason: 'pre-step probe' }, { keepInbox: true })
+      else agent.cancel({ kind: 'hook', reason: 'pre-step watcher' }, { keepInbox: true })
     }
   }
 }
@@ -761,9 +761,9 @@ export class Host {
     this.flushes = []
     this.warnings = []
     this.errors = []
-    this.probeCalls = []
+    this.watcherCalls = []
     this.loaded = []
-    this.probes = []
+    this.watchers = []
     this.records = new Map()
     this.ids = 0
     this.handles = 0
@@ -1171,18 +1171,18 @@ export class Host {
     currentProcess = this.proc
     await this.proc.start()
     for (const [name, config] of this.loaded) await this.proc.loadPlugin(name, structuredClone(config))
-    this.proc.keepLastProbesLast()
+    this.proc.keepLastWatchersLast()
     await settle()
   }
 
-  addProbe(mode, only, order = 'last') {
+  addWatcher(mode, only, order = 'last') {
     if (order !== 'last' && order !== 'ordinary') {
       throw new BridgeError('ValueError', `order must be 'last' or 'ordinary', not ${JSON.stringify(order)}`)
     }
-    const probe = { id: this.probes.length, mode, only: only ?? null, order }
-    this.probes.push(probe)
-    this.proc.addProbe(probe)
-    return probe.id
+    const watcher = { id: this.watchers.length, mode, only: only ?? null, order }
+    this.watchers.push(watcher)
+    this.proc.addWatcher(watcher)
+    return watcher.id
   }
 
   // -- agent operations

@@ -1,7 +1,7 @@
 // JSON-lines server: one request per stdin line, one reply per stdout line.
 // Request {id, op, faults?, ...args}; reply {id, ok, result | error, sync}.
 // `sync` carries what changed on the host side (flush records, warnings,
-// errors, probe calls, fault counters) so the Python driver mirrors it.
+// errors, watcher calls, fault counters) so the Python driver mirrors it.
 // Console output goes to stderr: stdout is the protocol channel only.
 import './lib/polyfill.mjs'
 import './lib/intl-cache.mjs'
@@ -33,7 +33,7 @@ const versions = Object.fromEntries(
 for (const [role, report] of Object.entries(PACKAGES)) versions[`dsh-${role}`] = report.version
 
 let host = null
-const cursor = { flushes: 0, warnings: 0, errors: 0, probeCalls: 0, symptoms: 0 }
+const cursor = { flushes: 0, warnings: 0, errors: 0, watcherCalls: 0, symptoms: 0 }
 
 function requireHost() {
   if (host === null) throw new BridgeError('RuntimeError', 'no host: send reset first')
@@ -48,13 +48,13 @@ function syncPayload() {
     flushes: host.flushes.slice(cursor.flushes),
     warnings: host.warnings.slice(cursor.warnings),
     errors: host.errors.slice(cursor.errors),
-    probe_calls: host.probeCalls.slice(cursor.probeCalls),
+    watcher_calls: host.watcherCalls.slice(cursor.watcherCalls),
     hung: host.faults.hung.length,
   }
   cursor.flushes = host.flushes.length
   cursor.warnings = host.warnings.length
   cursor.errors = host.errors.length
-  cursor.probeCalls = host.probeCalls.length
+  cursor.watcherCalls = host.watcherCalls.length
   if (host.faults.dirty) {
     sync.fault_seen = host.faults.seen()
     sync.fault_woken = host.faults.takeWoken()
@@ -85,7 +85,7 @@ const ops = {
     setWall(start_ms)
     resetGrowth()
     host = new Host(withhold ?? [], jsonl_root ?? null)
-    Object.assign(cursor, { flushes: 0, warnings: 0, errors: 0, probeCalls: 0, symptoms: 0 })
+    Object.assign(cursor, { flushes: 0, warnings: 0, errors: 0, watcherCalls: 0, symptoms: 0 })
     await host.boot()
     return { now: Date.now() }
   },
@@ -142,8 +142,8 @@ const ops = {
   async durable_events({ session_id }) {
     return requireHost().store.load(session_id).events
   },
-  async add_probe({ mode, only, order }) {
-    return requireHost().addProbe(mode, only, order ?? 'last')
+  async add_watcher({ mode, only, order }) {
+    return requireHost().addWatcher(mode, only, order ?? 'last')
   },
   async release_hung({ outcome, count }) {
     const released = requireHost().faults.releaseHung(outcome ?? 'durable', count ?? Infinity)

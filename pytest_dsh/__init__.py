@@ -25,20 +25,15 @@ from __future__ import annotations
 import importlib as _importlib
 import typing as _typing
 
-from pytest_dsh import _old_paths
-
 __version__ = "0.1.0"
-
-# The flat layout's module paths (pytest_dsh.host, ...) stay importable.
-_old_paths.install()
 
 _EXPORTS: dict[str, str] = {
     "NODE_MAX_TIMER_DELAY_MS": "pytest_dsh.fake_host.clock",
     "VirtualClock": "pytest_dsh.fake_host.clock",
     "AgentDriver": "pytest_dsh.driving.api",
     "HostDriver": "pytest_dsh.driving.api",
-    "PreStepProbe": "pytest_dsh.driving.api",
-    "ProbeCall": "pytest_dsh.driving.api",
+    "PreStepWatcher": "pytest_dsh.driving.api",
+    "WatcherCall": "pytest_dsh.driving.api",
     "PythonAgentDriver": "pytest_dsh.fake_host.driver",
     "PythonHostDriver": "pytest_dsh.fake_host.driver",
     "AgentVetoedError": "pytest_dsh.errors",
@@ -49,7 +44,7 @@ _EXPORTS: dict[str, str] = {
     "UnknownPluginError": "pytest_dsh.errors",
     "FakeHost": "pytest_dsh.fake_host.host",
     "Implementation": "pytest_dsh.implementations",
-    "PythonImplementation": "pytest_dsh.implementations",
+    "PythonImplementation": "pytest_dsh.fake_host.implementation",
     "available_implementations": "pytest_dsh.implementations",
     "resolve_implementation": "pytest_dsh.implementations",
     "ModelReply": "pytest_dsh.driving.replies",
@@ -66,7 +61,7 @@ _EXPORTS: dict[str, str] = {
 
 if _typing.TYPE_CHECKING:
     from pytest_dsh.contract.tzdb import TZDATA_VERSION, pinned_zone, pinned_zone_keys
-    from pytest_dsh.driving.api import AgentDriver, HostDriver, PreStepProbe, ProbeCall
+    from pytest_dsh.driving.api import AgentDriver, HostDriver, PreStepWatcher, WatcherCall
     from pytest_dsh.driving.faults import FaultPlan, FlushRecord
     from pytest_dsh.driving.replies import ModelReply, reply_text, reply_tools
     from pytest_dsh.driving.tool_outcomes import ToolOutcome
@@ -81,9 +76,9 @@ if _typing.TYPE_CHECKING:
     from pytest_dsh.fake_host.clock import NODE_MAX_TIMER_DELAY_MS, VirtualClock
     from pytest_dsh.fake_host.driver import PythonAgentDriver, PythonHostDriver
     from pytest_dsh.fake_host.host import FakeHost
+    from pytest_dsh.fake_host.implementation import PythonImplementation
     from pytest_dsh.implementations import (
         Implementation,
-        PythonImplementation,
         available_implementations,
         resolve_implementation,
     )
@@ -105,14 +100,14 @@ __all__ = [
     "ModelReply",
     "NodeImplementation",
     "PluginLoadError",
-    "PreStepProbe",
-    "ProbeCall",
+    "PreStepWatcher",
     "PythonAgentDriver",
     "PythonHostDriver",
     "PythonImplementation",
     "ToolOutcome",
     "UnknownPluginError",
     "VirtualClock",
+    "WatcherCall",
     "__version__",
     "available_implementations",
     "pinned_zone",

@@ -1,16 +1,45 @@
 """The kit's errors, shared by both hosts, the npm path and the pytest plugin.
 
-::
+Every error the kit raises is a :class:`DshKitError`; the tree below is all of
+them, each with the module that defines it. A second base (``KeyError``,
+``ValueError``, ``RuntimeError``) is kept where callers catch that one::
 
     DshKitError
-    ├── PluginLoadError        a plugin refused its config while loading
-    ├── UnknownPluginError     the implementation has no plugin of that name
-    ├── AgentVetoedError       an agent-created hook raised; the agent is gone
-    ├── HostStuckError         a driver call cannot finish (e.g. a hung flush)
-    └── ImplementationError    --dsh-impl names nothing usable
+    ├── PluginLoadError          a plugin refused its config while loading
+    ├── UnknownPluginError       (also KeyError) the implementation has no plugin of that name
+    ├── AgentVetoedError         an agent-created hook raised; the agent is gone
+    ├── HostStuckError           a driver call cannot finish (e.g. a hung flush)
+    ├── ImplementationError      --dsh-impl names nothing usable
+    │   ├── NpmSetupError        npm.errors: an npm implementation cannot be set up
+    │   │   ├── NpmMissingError, PackageNotFoundError, PeerConflictError,
+    │   │   ├── NotADshPluginError, NodeTooOldError, UnknownHostError,
+    │   │   └── NpmInstallError  (one per problem, described in npm.errors)
+    │   └── BridgeUnavailableError   npm.bridge: no bridge folder, node_modules or Node
+    ├── ExpectationsError        expectations: a dsh-expectations/1 file cannot be used
+    ├── JsonlRootError           driving.jsonl_root: a JSONL root a host cannot use
+    │   ├── RootUnusableError    the root cannot hold sessions
+    │   └── RootLockedError      another host writes under the same root
+    ├── PersistenceRejectedError (also RuntimeError) fake_host.persistence: a flush failed
+    │   └── SessionStoreError    fake_host.jsonl_store: the JSONL store refused
+    │       ├── StoreRootError       (also RootUnusableError)
+    │       ├── StoreLockedError     (also RootLockedError)
+    │       ├── SessionIdError       (also ValueError) an id that cannot name a session
+    │       ├── SessionExistsError   a new session's id is taken
+    │       └── SessionFileError     (also ValueError) a session file corrupt before its last line
+    ├── PersistenceDetachedError (also RuntimeError) fake_host.persistence: the session is not live
+    ├── UnreadableFileError      (also ValueError) npm._files: a file the kit will not read
+    ├── BridgeCrashedError       (also RuntimeError) npm.bridge: the Node process died
+    ├── BridgeOperationError     (also RuntimeError) npm.bridge: the Node host raised something else
+    ├── ReportPathError          pytest_plugin.reporting: --dsh-report names no usable file
+    └── ReportWriteError         pytest_plugin.reporting: the report could not be written
 
-``CompositionError`` (a missing required service) lives in
-:mod:`pytest_dsh.contract` because plugins may reason about it too.
+Outside the tree, on purpose:
+
+* the contract's errors (``CompositionError``, ``AppendRejectedError``,
+  ``PluginConfigError``, ..., and ``contract.tzdb``'s zone errors) are the
+  plugins' vocabulary: :mod:`pytest_dsh.contract` imports nothing of the kit;
+* :class:`~pytest_dsh.driving.runaway.RunawayError` is a ``BaseException``, so
+  an ``except Exception`` in a plugin or host cannot swallow it.
 """
 
 from __future__ import annotations

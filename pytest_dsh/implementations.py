@@ -1,8 +1,10 @@
 """Implementations under test and how ``--dsh-impl`` finds them.
 
 An implementation is any object satisfying :class:`Implementation`. Python
-implementations usually build one with :class:`PythonImplementation` from their
-plugin factories; the official npm build is driven through a Node bridge. They
+implementations build one with
+:class:`~pytest_dsh.fake_host.implementation.PythonImplementation` from their
+plugin factories (the fake host runs them); npm builds are a
+:class:`~pytest_dsh.npm.NodeImplementation` (the Node bridge runs them). They
 are found by entry-point name in the group ``dsh.impl`` (``reference`` ships with
 this kit) or by an import path ``package.module:attribute``.
 
@@ -10,8 +12,7 @@ this kit) or by an import path ``package.module:attribute``.
 (:func:`check_implementation`), so a broken implementation is one usage error
 saying what to fix, not hundreds of identical test failures.
 
-This module imports neither pytest nor the fake host: an implementation module
-that imports :class:`PythonImplementation` stays light.
+This module imports neither pytest nor the fake host's machinery.
 """
 
 from __future__ import annotations
@@ -24,16 +25,15 @@ import importlib.util
 import pathlib
 import traceback
 from collections.abc import Mapping, Set
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, final, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from pytest_dsh.contract import HostServices, PluginFactory
+from pytest_dsh.contract import HostServices
 from pytest_dsh.driving import requirements as _requirements
 from pytest_dsh.errors import ImplementationError
+from pytest_dsh.fake_host.implementation import PythonImplementation
 
 if TYPE_CHECKING:
     from pytest_dsh.driving.api import HostDriver
-    from pytest_dsh.fake_host.driver import PythonHostDriver
 
 __all__ = [
     "CAPABILITY_PLUGINS",
@@ -41,7 +41,6 @@ __all__ = [
     "KNOWN_CAPABILITIES",
     "KNOWN_PLUGINS",
     "Implementation",
-    "PythonImplementation",
     "available_implementations",
     "check_implementation",
     "conformance_root",
@@ -83,49 +82,6 @@ class Implementation(Protocol):
         loaded) and the wall clock at ``start_ms``. ``withhold`` names host
         services (``sessions``, ``agents``, ``invariants``,
         ``session_persistence``) the host must not offer."""
-
-
-@final
-@dataclass(frozen=True)
-class PythonImplementation:
-    """An implementation made of in-process pluggy plugins."""
-
-    name: str
-    version: str
-    plugins: Mapping[str, PluginFactory]
-    capabilities: frozenset[str] = field(default=frozenset())
-    #: Known failures: stable test id (relative to ``dsh_conformance``) -> reason.
-    #: Each becomes a strict xfail, so a fix shows up as an unexpected pass. Left
-    #: out of the repr: Hypothesis prints it with every failing example, and the
-    #: official build's list runs to tens of kilobytes.
-    expected_failures: Mapping[str, str] = field(default_factory=dict, repr=False)
-
-    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
-        # Hypothesis prints a failing example's arguments field by field,
-        # ignoring repr=False (and the known failures run to tens of kB).
-        printer.text(repr(self))
-
-    def open_host(
-        self,
-        *,
-        start_ms: int,
-        withhold: frozenset[str] = frozenset(),
-        jsonl_root: str | pathlib.Path | None = None,
-    ) -> PythonHostDriver:
-        """As :meth:`Implementation.open_host`; ``jsonl_root`` keeps durable
-        sessions as session files under that folder (docs/reliability.md)."""
-        # Imported here: the fake host (and pytest, through time-machine) is only
-        # needed when a test opens a host, never by importing an implementation.
-        from pytest_dsh.fake_host.driver import PythonHostDriver
-
-        return PythonHostDriver(
-            self.name,
-            self.version,
-            self.plugins,
-            start_ms=start_ms,
-            withhold=withhold,
-            jsonl_root=jsonl_root,
-        )
 
 
 # --------------------------------------------------------------------- test ids
@@ -298,8 +254,8 @@ def check_implementation(obj: Implementation) -> list[str]:
     Checks the declared fields, that every capability is known and, for an
     implementation that lists its ``plugins``, that they are a mapping of known
     plugin names (to factories with ``name``, ``requires`` and ``load`` for a
-    :class:`PythonImplementation`) and that every declared capability is
-    backed by a plugin."""
+    :class:`~pytest_dsh.fake_host.implementation.PythonImplementation`) and
+    that every declared capability is backed by a plugin."""
     problems: list[str] = []
     if not isinstance(obj.name, str) or not obj.name.strip():
         problems.append(f"name must be a non-empty string, got {obj.name!r}")

@@ -2,7 +2,7 @@
 implementation, and the vocabulary both hosts share.
 
 * :mod:`~pytest_dsh.driving.api`: the :class:`HostDriver` and :class:`AgentDriver`
-  protocols, pre-step probes, envelope and action-point checks;
+  protocols, pre-step watchers, envelope and action-point checks;
 * :mod:`~pytest_dsh.driving.faults`: the fault plan and the record of each flush;
 * :mod:`~pytest_dsh.driving.replies`: a scripted model's replies;
 * :mod:`~pytest_dsh.driving.tool_outcomes`: what a host answers for a tool call;

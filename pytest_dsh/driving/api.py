@@ -41,10 +41,10 @@ __all__ = [
     "JS_MAX_TIME_MS",
     "AgentDriver",
     "HostDriver",
-    "PreStepProbe",
-    "ProbeCall",
-    "ProbeMode",
-    "ProbeOrder",
+    "PreStepWatcher",
+    "WatcherCall",
+    "WatcherMode",
+    "WatcherOrder",
     "check_action_point",
     "check_envelope",
     "check_event_start",
@@ -53,14 +53,14 @@ __all__ = [
 #: The range of a JavaScript ``Date``: 100,000,000 days either side of the epoch.
 JS_MAX_TIME_MS: Final = 8_640_000_000_000_000
 
-ProbeMode = Literal["record", "raise", "abort"]
-#: Where a probe sits among the pre-step listeners (docs/fake-host.md).
-ProbeOrder = Literal["last", "ordinary"]
+WatcherMode = Literal["record", "raise", "abort"]
+#: Where a watcher sits among the pre-step listeners (docs/fake-host.md).
+WatcherOrder = Literal["last", "ordinary"]
 
 
 @dataclass(frozen=True, slots=True)
-class ProbeCall:
-    """One pre-step call seen by a probe: the arguments and the log length."""
+class WatcherCall:
+    """One pre-step call seen by a watcher: the arguments and the log length."""
 
     agent_id: str
     turn: int
@@ -70,7 +70,7 @@ class ProbeCall:
 
 
 @dataclass(slots=True)
-class PreStepProbe:
+class PreStepWatcher:
     """A test listener on the pre-step hook.
 
     ``mode`` ``"raise"`` fails the step, ``"abort"`` aborts its signal; ``only``
@@ -80,10 +80,10 @@ class PreStepProbe:
     ordinary ones, whenever the plugins load.
     """
 
-    mode: ProbeMode = "record"
+    mode: WatcherMode = "record"
     only: tuple[int, int] | None = None
-    calls: list[ProbeCall] = field(default_factory=list)
-    order: ProbeOrder = "last"
+    calls: list[WatcherCall] = field(default_factory=list)
+    order: WatcherOrder = "last"
 
 
 class AgentDriver(Protocol):
@@ -272,14 +272,14 @@ class HostDriver(Protocol):
         """The host flushes ``agent``'s session itself (as its persistence does
         between turns); the fault plan applies. True when durable."""
 
-    def add_pre_step_probe(
+    def add_pre_step_watcher(
         self,
-        mode: ProbeMode = "record",
+        mode: WatcherMode = "record",
         *,
         only: tuple[int, int] | None = None,
-        order: ProbeOrder = "last",
-    ) -> PreStepProbe:
-        """A test listener on the pre-step hook (see :class:`PreStepProbe`)."""
+        order: WatcherOrder = "last",
+    ) -> PreStepWatcher:
+        """A test listener on the pre-step hook (see :class:`PreStepWatcher`)."""
 
     def start_trace(self) -> None:
         """Record, in order, what the host does from now on (pytest_dsh.driving.trace)."""

@@ -31,6 +31,8 @@ import stat
 from pathlib import Path
 from typing import Final
 
+from pytest_dsh.errors import DshKitError
+
 __all__ = [
     "LOCK_FILE",
     "JsonlRootError",
@@ -49,7 +51,7 @@ LOCK_FILE: Final = ".pytest-dsh.lock"
 _HELD: set[int] = set()
 
 
-class JsonlRootError(Exception):
+class JsonlRootError(DshKitError):
     """A JSONL root a host cannot use (see the subclasses)."""
 
 

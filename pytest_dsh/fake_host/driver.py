@@ -3,7 +3,7 @@
 in-process :class:`~pytest_dsh.fake_host.host.FakeHost`.
 
 The protocols they implement, and the Node bridge implements too, are in
-:mod:`pytest_dsh.driving.api` (re-exported here). All methods are synchronous
+:mod:`pytest_dsh.driving.api`. All methods are synchronous
 and return once nothing more can happen without virtual time passing.
 """
 
@@ -35,11 +35,10 @@ from pytest_dsh.driving.agent_actions import (
 )
 from pytest_dsh.driving.api import (
     AgentDriver,
-    HostDriver,
-    PreStepProbe,
-    ProbeCall,
-    ProbeMode,
-    ProbeOrder,
+    PreStepWatcher,
+    WatcherCall,
+    WatcherMode,
+    WatcherOrder,
     check_action_point,
     check_envelope,
     check_event_start,
@@ -70,10 +69,6 @@ from pytest_dsh.fake_host.session import MESSAGE_EVENT_TYPES
 from pytest_dsh.fake_host.tools import AbortSignal, ToolCallContext
 
 __all__ = [
-    "AgentDriver",
-    "HostDriver",
-    "PreStepProbe",
-    "ProbeCall",
     "PythonAgentDriver",
     "PythonHostDriver",
 ]
@@ -432,39 +427,41 @@ class PythonAgentDriver:
         return self._host.host.run_to_completion(call)
 
 
-def _run_probe(probe: PreStepProbe, agent: FakeAgent, turn: int, step: int, signal: Signal) -> None:
-    probe.calls.append(ProbeCall(agent.id, turn, step, signal.aborted, len(agent.session.log)))
-    if probe.only is not None and probe.only != (turn, step):
+def _run_watcher(
+    watcher: PreStepWatcher, agent: FakeAgent, turn: int, step: int, signal: Signal
+) -> None:
+    watcher.calls.append(WatcherCall(agent.id, turn, step, signal.aborted, len(agent.session.log)))
+    if watcher.only is not None and watcher.only != (turn, step):
         return
-    if probe.mode == "raise":
-        raise RuntimeError(f"pre-step probe failed turn {turn} step {step}")
-    if probe.mode == "abort" and isinstance(signal, AbortSignal):
+    if watcher.mode == "raise":
+        raise RuntimeError(f"pre-step watcher failed turn {turn} step {step}")
+    if watcher.mode == "abort" and isinstance(signal, AbortSignal):
         signal.abort()
 
 
-class _LastProbesPlugin:
-    """One listener for every "last" probe, run in the order they were added
-    (the bridge's single last-probe listener does the same)."""
+class _LastWatchersPlugin:
+    """One listener for every "last" watcher, run in the order they were added
+    (the bridge's single last-watcher listener does the same)."""
 
-    def __init__(self, probes: list[PreStepProbe]) -> None:
-        self.probes = probes
+    def __init__(self, watchers: list[PreStepWatcher]) -> None:
+        self.watchers = watchers
 
-    # trylast: a probe stands for "a later listener", after every plugin's.
+    # trylast: a watcher stands for "a later listener", after every plugin's.
     @hookimpl(trylast=True)
     def dsh_pre_step(self, agent: FakeAgent, turn: int, step: int, signal: Signal) -> None:
-        for probe in [probe for probe in self.probes if probe.order == "last"]:
-            _run_probe(probe, agent, turn, step, signal)
+        for watcher in [watcher for watcher in self.watchers if watcher.order == "last"]:
+            _run_watcher(watcher, agent, turn, step, signal)
 
 
-class _OrdinaryProbePlugin:
-    def __init__(self, probe: PreStepProbe) -> None:
-        self.probe = probe
+class _OrdinaryWatcherPlugin:
+    def __init__(self, watcher: PreStepWatcher) -> None:
+        self.watcher = watcher
 
     # Unmarked: after every tryfirst listener; kept the latest registration
     # (pluggy calls later ones first), so before every plugin's unmarked one.
     @hookimpl
     def dsh_pre_step(self, agent: FakeAgent, turn: int, step: int, signal: Signal) -> None:
-        _run_probe(self.probe, agent, turn, step, signal)
+        _run_watcher(self.watcher, agent, turn, step, signal)
 
 
 @final
@@ -493,10 +490,10 @@ class PythonHostDriver:
             except BaseException:
                 self.host.close()  # a refused root leaves no host behind
                 raise
-        self._probes: list[PreStepProbe] = []
-        self._ordinary_probes: list[_OrdinaryProbePlugin] = []
-        self._last_probes = _LastProbesPlugin(self._probes)
-        self.host.process.pm.register(self._last_probes)
+        self._watchers: list[PreStepWatcher] = []
+        self._ordinary_watchers: list[_OrdinaryWatcherPlugin] = []
+        self._last_watchers = _LastWatchersPlugin(self._watchers)
+        self.host.process.pm.register(self._last_watchers)
 
     @property
     def now_ms(self) -> int:
@@ -520,16 +517,16 @@ class PythonHostDriver:
 
     def load_plugin(self, name: str, config: Mapping[str, Any] | None = None) -> None:
         self.host.load_plugin(name, config)
-        self._keep_ordinary_probes_latest()
+        self._keep_ordinary_watchers_latest()
 
-    def _keep_ordinary_probes_latest(self) -> None:
-        """Register the ordinary probes again after every plugin: pluggy calls
+    def _keep_ordinary_watchers_latest(self) -> None:
+        """Register the ordinary watchers again after every plugin: pluggy calls
         later registrations first, and in reverse so the first added runs first."""
         pm = self.host.process.pm
-        for plugin in self._ordinary_probes:
+        for plugin in self._ordinary_watchers:
             if pm.is_registered(plugin):
                 pm.unregister(plugin)
-        for plugin in reversed(self._ordinary_probes):
+        for plugin in reversed(self._ordinary_watchers):
             pm.register(plugin)
 
     def unload_plugin(self, name: str) -> None:
@@ -610,8 +607,8 @@ class PythonHostDriver:
 
     def crash(self) -> None:
         self.host.crash()
-        self.host.process.pm.register(self._last_probes)
-        self._keep_ordinary_probes_latest()
+        self.host.process.pm.register(self._last_watchers)
+        self._keep_ordinary_watchers_latest()
 
     def durable_events(self, session_id: str) -> list[SessionEvent]:
         return self.host.durable_events(session_id)
@@ -621,21 +618,21 @@ class PythonHostDriver:
             raise TypeError("agent must be an agent of this host")
         return self.host.flush_session(agent.agent)
 
-    def add_pre_step_probe(
+    def add_pre_step_watcher(
         self,
-        mode: ProbeMode = "record",
+        mode: WatcherMode = "record",
         *,
         only: tuple[int, int] | None = None,
-        order: ProbeOrder = "last",
-    ) -> PreStepProbe:
+        order: WatcherOrder = "last",
+    ) -> PreStepWatcher:
         if order not in ("last", "ordinary"):
             raise ValueError(f"order must be 'last' or 'ordinary', not {order!r}")
-        probe = PreStepProbe(mode, only, order=order)
-        self._probes.append(probe)
+        watcher = PreStepWatcher(mode, only, order=order)
+        self._watchers.append(watcher)
         if order == "ordinary":
-            self._ordinary_probes.append(_OrdinaryProbePlugin(probe))
-            self._keep_ordinary_probes_latest()
-        return probe
+            self._ordinary_watchers.append(_OrdinaryWatcherPlugin(watcher))
+            self._keep_ordinary_watchers_latest()
+        return watcher
 
     def start_trace(self) -> None:
         self.host.host_trace.start()

@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from typing import Final, Protocol, final
 
 from pytest_dsh.contract import SessionEvent
-from pytest_dsh.driving.replies import ModelReply, ToolRequest, reply_text, reply_tools
+from pytest_dsh.driving.replies import ModelReply, reply_text
 from pytest_dsh.fake_host.session import derive_history
 
-__all__ = ["ModelReply", "ScriptedModel", "ToolRequest", "reply_text", "reply_tools"]
+__all__ = ["ScriptedModel"]
 
 
 class _RawLog(Protocol):

@@ -17,32 +17,21 @@ from typing import final
 
 from pytest_dsh.contract import SessionEvent, SessionHeader
 from pytest_dsh.contract.frozen_json import FrozenDict, event_text
-from pytest_dsh.driving.faults import (
-    Durability,
-    FaultPlan,
-    FlushOutcome,
-    FlushRecord,
-    PlannedFault,
-    ReleaseOutcome,
-)
+from pytest_dsh.driving.faults import Durability
+from pytest_dsh.errors import DshKitError
 
 __all__ = [
-    "Durability",
     "DurableStore",
-    "FaultPlan",
-    "FlushOutcome",
-    "FlushRecord",
     "PersistenceDetachedError",
     "PersistenceRejectedError",
-    "PlannedFault",
-    "ReleaseOutcome",
 ]
 
-class PersistenceRejectedError(RuntimeError):
+
+class PersistenceRejectedError(DshKitError, RuntimeError):
     """A flush listener or the backend failed."""
 
 
-class PersistenceDetachedError(RuntimeError):
+class PersistenceDetachedError(DshKitError, RuntimeError):
     """The session is not live in the store."""
 
 

@@ -43,9 +43,6 @@ __all__ = [
     "AbortSignal",
     "AgentToolRegistry",
     "ToolCallContext",
-    "ToolOutcome",
-    "ToolRegistration",
-    "argument_error",
 ]
 
 #: DSH's registry refuses a call whose arguments JSON cannot carry unchanged.

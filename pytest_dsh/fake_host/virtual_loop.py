@@ -38,18 +38,15 @@ import time
 from typing import Any, Final
 
 from pytest_dsh.driving import runaway
-from pytest_dsh.driving.runaway import Budget, RunawayError, count_growth
+from pytest_dsh.driving.runaway import RunawayError
 from pytest_dsh.fake_host.clock import VirtualClock
 
 __all__ = [
     "CREEP_STEP_S",
     "CREEP_WAKEUPS",
     "SPIN_ITERATIONS",
-    "Budget",
-    "RunawayError",
     "VirtualEventLoop",
     "VirtualSelector",
-    "count_growth",
 ]
 
 #: Loop iterations at one virtual instant before the loop is declared spinning.

@@ -5,7 +5,7 @@
   driven by the Node bridge (shipped in the wheel as ``pytest_dsh/_bridge``);
 * ``--dsh-impl=npm --dsh-npm ROLE=SPEC``: the same without writing Python
   (:mod:`pytest_dsh.pytest_plugin.npm_options`);
-* :mod:`pytest_dsh.npm.expectations`: known failures as a ``dsh-expectations/1`` file;
+* :mod:`pytest_dsh.npm.known_failures`: known failures as a ``dsh-expectations/1`` file;
 * :mod:`pytest_dsh.npm.errors`: one clear error per set-up problem;
 * :mod:`pytest_dsh.npm.hosts`: the DSH host profiles the bridge runs on
   (``--dsh-host``), and :func:`install_host` to install one.

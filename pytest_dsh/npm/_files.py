@@ -11,10 +11,12 @@ import os
 import stat
 from pathlib import Path
 
+from pytest_dsh.errors import DshKitError
+
 __all__ = ["UnreadableFileError", "decode_json", "describe_kind", "read_json", "read_regular"]
 
 
-class UnreadableFileError(ValueError):
+class UnreadableFileError(DshKitError, ValueError):
     """``path`` cannot be used; ``problem`` says why (``is not JSON ...``)."""
 
     def __init__(self, path: Path, problem: str) -> None:

@@ -9,25 +9,11 @@ services. It is one :class:`~pytest_dsh.npm.NodeImplementation`: the bridge
 from the kit's npm cache, installed on first use.
 
 The bridge names (``BridgeHostDriver``, ``locate_node``, ...) belong to
-:mod:`pytest_dsh.npm.bridge`; they are re-exported here for older imports.
+:mod:`pytest_dsh.npm.bridge`.
 """
 
 from __future__ import annotations
 
-from pytest_dsh.npm.bridge import (
-    BridgeAgentDriver,
-    BridgeCrashedError,
-    BridgeHostDriver,
-    BridgeOperationError,
-    BridgeProcess,
-    BridgeUnavailableError,
-    acquire_process,
-    bridge_timings,
-    checked_node,
-    locate_bridge,
-    locate_node,
-    release_process,
-)
 from pytest_dsh.official._domain import OfficialDomain, Thrown, official_domain
 from pytest_dsh.official._implementation import (
     IMPLEMENTATION,
@@ -44,20 +30,8 @@ __all__ = [
     "OFFICIAL_PACKAGE_NAMES",
     "OFFICIAL_SCHEDULE_VERSION",
     "OFFICIAL_TIME_CONTEXT_VERSION",
-    "BridgeAgentDriver",
-    "BridgeCrashedError",
-    "BridgeHostDriver",
-    "BridgeOperationError",
-    "BridgeProcess",
-    "BridgeUnavailableError",
     "OfficialDomain",
     "Thrown",
-    "acquire_process",
-    "bridge_timings",
-    "checked_node",
     "load_expectations",
-    "locate_bridge",
-    "locate_node",
     "official_domain",
-    "release_process",
 ]

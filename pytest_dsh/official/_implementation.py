@@ -15,8 +15,8 @@ from collections.abc import Mapping
 from typing import Final
 
 from pytest_dsh.npm import NodeImplementation
-from pytest_dsh.npm.expectations import Expectation, reasons
-from pytest_dsh.npm.expectations import load_expectations as load_expectations_file
+from pytest_dsh.npm.known_failures import Expectation, reasons
+from pytest_dsh.npm.known_failures import load_expectations as load_expectations_file
 
 __all__ = [
     "IMPLEMENTATION",

@@ -6,7 +6,7 @@ fail the one test that triggered it, quickly, and let the run go on. The
 virtual loop's own detectors (see :mod:`pytest_dsh.fake_host.virtual_loop`) catch the
 common patterns within seconds; the budget is the backstop for the rest.
 
-Options (each with an ini twin):
+Options (each with an ini twin; declared in :mod:`pytest_dsh.pytest_plugin.options`):
 
 ``--dsh-step-budget N`` / ini ``dsh_step_budget`` (default 5,000,000)
     Virtual work: event-loop iterations one test phase may run on the fake
@@ -81,51 +81,6 @@ DEFAULT_MAX_RUNAWAYS: Final = 3
 #: The signal fires this much after the loop's own check would have, so the
 #: loop's message (which names the callback) wins when the loop is running.
 _SIGNAL_GRACE_S: Final = 2.0
-
-
-def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("dsh")
-    group.addoption(
-        "--dsh-step-budget",
-        dest="dsh_step_budget",
-        type=int,
-        default=None,
-        metavar="N",
-        help="event-loop iterations one test phase may run on the fake host; 0 = unlimited "
-        f"(default {DEFAULT_STEP_BUDGET}; ini: dsh_step_budget)",
-    )
-    group.addoption(
-        "--dsh-wall-budget",
-        dest="dsh_wall_budget",
-        type=float,
-        default=None,
-        metavar="SECONDS",
-        help="real seconds one test phase may take; 0 = unlimited "
-        f"(default {DEFAULT_WALL_BUDGET_S:g}; ini: dsh_wall_budget)",
-    )
-    group.addoption(
-        "--dsh-growth-budget",
-        dest="dsh_growth_budget",
-        type=int,
-        default=None,
-        metavar="N",
-        help="events appended plus follow-ups queued one test phase may make, on either "
-        f"host; 0 = unlimited (default {DEFAULT_GROWTH_BUDGET}; ini: dsh_growth_budget)",
-    )
-    group.addoption(
-        "--dsh-max-runaways",
-        dest="dsh_max_runaways",
-        type=int,
-        default=None,
-        metavar="N",
-        help="stop the run after N tests ran away (budget exhausted); the rest are not run "
-        f"and the run does not conform; 0 = never stop (default {DEFAULT_MAX_RUNAWAYS}; "
-        "ini: dsh_max_runaways)",
-    )
-    parser.addini("dsh_max_runaways", "default for --dsh-max-runaways", default="")
-    parser.addini("dsh_step_budget", "default for --dsh-step-budget", default="")
-    parser.addini("dsh_growth_budget", "default for --dsh-growth-budget", default="")
-    parser.addini("dsh_wall_budget", "default for --dsh-wall-budget", default="")
 
 
 def _configured(config: pytest.Config) -> tuple[int | None, float | None]:

@@ -1,4 +1,5 @@
-"""Opt-in exploration of the suite's property tests (docs/reproducibility.md).
+"""Opt-in exploration of the suite's property tests (docs/reproducibility.md); the
+options are rows of :mod:`pytest_dsh.pytest_plugin.options`.
 
 ``--dsh-explore`` / ini ``dsh_explore``
     Draw a random Hypothesis seed instead of the kit's fixed one, to look for
@@ -31,7 +32,6 @@ __all__ = [
     "Exploration",
     "examples_requested",
     "explore_requested",
-    "pytest_addoption",
     "replay_command",
 ]
 
@@ -42,30 +42,6 @@ PROPERTY: Final = "property_test"
 #: Options a whole-run replay leaves out: it names the seed (and the example
 #: count) itself.
 _REPLACED: Final = ("--dsh-explore", "--dsh-explore-examples", "--hypothesis-seed")
-
-
-def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("dsh", "DSH plugin conformance (pytest-dsh)")
-    group.addoption(
-        "--dsh-explore",
-        action="store_true",
-        dest="dsh_explore",
-        default=None,
-        help="draw a random Hypothesis seed for the suite's property tests instead of the "
-        "kit's fixed one; the seed and a replay command are printed (ini: dsh_explore)",
-    )
-    group.addoption(
-        "--dsh-explore-examples",
-        dest="dsh_explore_examples",
-        default=None,
-        metavar="N",
-        help="run N examples in every property test of the suite instead of each test's "
-        "own count (ini: dsh_explore_examples)",
-    )
-    parser.addini("dsh_explore", "explore with a random seed (see --dsh-explore)", type="bool",
-                  default=False)
-    parser.addini("dsh_explore_examples", "examples per property test (see "
-                  "--dsh-explore-examples)", default="")
 
 
 def explore_requested(config: pytest.Config) -> bool:

@@ -1,4 +1,5 @@
-"""Pytest option for the kit's language-neutral fixture data (``dsh_fixtures``).
+"""What the kit's fixture-data option does (``dsh_fixtures``; the option itself is
+declared in :mod:`pytest_dsh.pytest_plugin.options`).
 
 ``--dsh-update-golden``
     Tests that compare committed generated fixture files (golden logs, the
@@ -16,21 +17,9 @@ from __future__ import annotations
 
 import pytest
 
-__all__ = ["dsh_update_golden", "pytest_addoption", "update_golden_requested"]
+__all__ = ["dsh_update_golden", "update_golden_requested"]
 
 _OPTION_DEST = "dsh_update_golden"
-
-
-def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("dsh", "DSH plugin conformance (pytest-dsh)")
-    group.addoption(
-        "--dsh-update-golden",
-        action="store_true",
-        dest=_OPTION_DEST,
-        default=False,
-        help="regenerate golden fixture files instead of failing when they differ from their "
-        "generator (local use only; CI never passes it)",
-    )
 
 
 def update_golden_requested(config: pytest.Config) -> bool:

@@ -17,8 +17,9 @@
     The DSH host profile the bridge runs on (:mod:`pytest_dsh.npm.hosts`),
     for ``--dsh-impl=npm``, ``official`` or any npm implementation.
 
-The pytest plugin (:mod:`pytest_dsh.pytest_plugin.plugin`) calls :func:`pytest_addoption`,
-:func:`implementation_for` and :func:`prepare`.
+The options are declared in :mod:`pytest_dsh.pytest_plugin.options`; the pytest
+plugin (:mod:`pytest_dsh.pytest_plugin.plugin`) calls :func:`implementation_for`
+and :func:`prepare`.
 """
 
 from __future__ import annotations
@@ -33,7 +34,6 @@ from pytest_dsh.implementations import Implementation
 from pytest_dsh.npm._implementation import NodeImplementation
 from pytest_dsh.npm._install import BridgeRuntime
 from pytest_dsh.npm._specs import ROLES, parse_spec
-from pytest_dsh.npm.hosts import DEFAULT_HOST, HOST_PROFILES
 
 __all__ = [
     "IMPL_NAME",
@@ -41,8 +41,6 @@ __all__ = [
     "host_option",
     "implementation_for",
     "prepare",
-    "pytest_addoption",
-    "rerun_args",
     "scripts_option",
 ]
 
@@ -50,62 +48,6 @@ _Impl = TypeVar("_Impl")
 
 #: The ``--dsh-impl`` name of the zero-Python npm path.
 IMPL_NAME: Final = "npm"
-
-
-def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("dsh")
-    group.addoption(
-        "--dsh-npm",
-        dest="dsh_npm",
-        action="append",
-        default=[],
-        metavar="ROLE=SPEC",
-        help="with --dsh-impl=npm: a package under test, ROLE schedule or time-context, SPEC "
-        "a folder, a tarball or name@version (repeat for both roles; ini: dsh_npm)",
-    )
-    group.addoption(
-        "--dsh-npm-cache",
-        dest="dsh_npm_cache",
-        default=None,
-        metavar="PATH",
-        help="where npm installs are kept and reused (default $DSH_NPM_CACHE or "
-        "~/.cache/pytest-dsh/npm; ini: dsh_npm_cache)",
-    )
-    group.addoption(
-        "--dsh-npm-scripts",
-        dest="dsh_npm_scripts",
-        action="store_true",
-        default=None,
-        help="let npm run the packages' install lifecycle scripts (preinstall, install, "
-        "postinstall, a folder's prepare) with this environment; off by default "
-        "(ini: dsh_npm_scripts)",
-    )
-    group.addoption(
-        "--dsh-host",
-        dest="dsh_host",
-        default=None,
-        metavar="VERSION",
-        help=f"the DSH host the npm bridge runs on: {', '.join(HOST_PROFILES)} "
-        f"(default {DEFAULT_HOST}; ini: dsh_host)",
-    )
-    group.addoption(
-        "--dsh-npm-no-invariant",
-        dest="dsh_npm_no_invariant",
-        action="store_true",
-        default=None,
-        help="with --dsh-impl=npm: do not test the packages' ./invariant companions (their "
-        "tests are skipped; a package without the export is detected by itself; "
-        "ini: dsh_npm_no_invariant)",
-    )
-    parser.addini(
-        "dsh_npm_no_invariant", "do not test ./invariant companions (see --dsh-npm-no-invariant)",
-        type="bool", default=False,
-    )
-    parser.addini("dsh_npm", "packages for --dsh-impl=npm, one ROLE=SPEC per line", type="linelist")
-    parser.addini("dsh_npm_scripts", "let npm run lifecycle scripts (see --dsh-npm-scripts)",
-                  type="bool", default=False)
-    parser.addini("dsh_host", "DSH host profile of the npm bridge (see --dsh-host)", default="")
-    parser.addini("dsh_npm_cache", "npm install cache folder (see --dsh-npm-cache)", default="")
 
 
 def _ini_base(config: pytest.Config) -> Path:
@@ -132,21 +74,6 @@ def _packages(entries: list[str]) -> dict[str, str]:
             raise ImplementationError(f"--dsh-npm: {role} given twice")
         packages[role] = spec
     return packages
-
-
-def rerun_args(config: pytest.Config) -> list[str]:
-    """The npm options of this command line, for a rerun command that must
-    install the same packages (ini values apply to a rerun by themselves)."""
-    args = [f"--dsh-npm={value}" for value in config.getoption("dsh_npm") or []]
-    cache = config.getoption("dsh_npm_cache", None)
-    if cache:
-        args.append(f"--dsh-npm-cache={cache}")
-    if config.getoption("dsh_npm_scripts", None):
-        args.append("--dsh-npm-scripts")
-    host = config.getoption("dsh_host", None)
-    if host:
-        args.append(f"--dsh-host={host}")
-    return args
 
 
 def implementation_for(config: pytest.Config, name: str) -> Implementation | None:

@@ -66,7 +66,6 @@ from pytest_dsh.npm.host_limits import host_limits, limit_for
 from pytest_dsh.pytest_plugin import (
     budget,
     exploration,
-    fixture_options,
     host_limit_symptoms,
     npm_options,
     parallel,
@@ -83,10 +82,12 @@ from pytest_dsh.pytest_plugin.suite_items import LEVELS, describe_item, in_suite
 
 __all__ = ["DEFAULT_START_MS", "DshRun", "resolve_configured_implementation"]
 
-# The per-test budget (options and hooks), the pytest-xdist glue, a missing
-# requirement as a skip, and the requirement named in failures that are not
-# assertions.
+# The kit's options (one table), the per-test budget's hooks, the pytest-xdist
+# glue, a missing requirement as a skip, and the requirement named in failures
+# that are not assertions.
 pytest_plugins = [
+    "pytest_dsh.pytest_plugin.options",
+    "pytest_dsh.pytest_plugin.rerun_options",
     "pytest_dsh.pytest_plugin.budget",
     "pytest_dsh.pytest_plugin.host_limit_symptoms",
     "pytest_dsh.pytest_plugin.requirement_skips",
@@ -117,66 +118,6 @@ class DshRun:
 
 
 _RUN_KEY = pytest.StashKey[DshRun]()
-
-
-def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("dsh", "DSH plugin conformance (pytest-dsh)")
-    group.addoption(
-        "--dsh-impl",
-        dest="dsh_impl",
-        default=None,
-        metavar="NAME",
-        help="implementation under test: a dsh.impl entry-point name (reference, official), "
-        "npm (the packages given with --dsh-npm) or package.module:attr (ini: dsh_impl)",
-    )
-    group.addoption(
-        "--dsh-list-impls",
-        action="store_true",
-        dest="dsh_list_impls",
-        default=False,
-        help="list the installed DSH implementations and exit",
-    )
-    group.addoption(
-        "--dsh-level",
-        dest="dsh_level",
-        choices=("readme", "compat", "all"),
-        default=None,
-        help="requirement levels to run: readme (README sentences), compat (details the "
-        "README leaves open, pinned to the official build) or all (default; ini: dsh_level)",
-    )
-    group.addoption(
-        "--dsh-expectations",
-        dest="dsh_expectations",
-        default=None,
-        metavar="PATH",
-        help="known failures (dsh-expectations/1 JSON) added to the implementation's own "
-        "(ini: dsh_expectations)",
-    )
-    group.addoption(
-        "--dsh-report",
-        dest="dsh_report",
-        default=None,
-        metavar="PATH",
-        help="write the conformance report: PATH.html, PATH.json or PATH.md, or a folder "
-        "with all three (ini: dsh_report)",
-    )
-    group.addoption(
-        "--dsh-dst-table",
-        dest="dsh_dst_table",
-        choices=("sample", "full"),
-        default="sample",
-        help="replay a deterministic sample of the DST regression tables (default) "
-        "or the full table",
-    )
-    fixture_options.pytest_addoption(parser)
-    exploration.pytest_addoption(parser)
-    npm_options.pytest_addoption(parser)
-    parser.addini("dsh_impl", "default implementation under test (see --dsh-impl)", default="")
-    parser.addini("dsh_level", "requirement levels to run (see --dsh-level)", default="all")
-    parser.addini(
-        "dsh_expectations", "known-failures file (see --dsh-expectations)", default=""
-    )
-    parser.addini("dsh_report", "conformance report path (see --dsh-report)", default="")
 
 
 def pytest_cmdline_main(config: pytest.Config) -> int | None:

@@ -277,31 +277,32 @@ def test_disposing_an_idle_agent_finishes_at_once(host):
 
 def test_a_direct_pre_step_reaches_later_listeners_with_the_chosen_position(host):
     agent = host.create_agent()
-    probe = host.add_pre_step_probe("record")
+    watcher = host.add_pre_step_watcher("record")
     pre_step = agent.start_pre_step(3, 2)
     assert pre_step.result() == PreStepOutcome("entered")
-    assert [(c.turn, c.step, c.aborted) for c in probe.calls] == [(3, 2, False)]
+    assert [(c.turn, c.step, c.aborted) for c in watcher.calls] == [(3, 2, False)]
     assert "step/start" not in types(agent)
 
 
 def test_a_direct_pre_step_with_an_aborted_signal_ends_aborted(host):
     agent = host.create_agent()
-    probe = host.add_pre_step_probe("record")
+    watcher = host.add_pre_step_watcher("record")
     assert agent.start_pre_step(1, 1, aborted=True).result() == PreStepOutcome("aborted")
-    assert [c.aborted for c in probe.calls] == [True]
+    assert [c.aborted for c in watcher.calls] == [True]
 
 
 def test_a_raising_listener_ends_a_direct_pre_step_with_its_message(host):
     agent = host.create_agent()
-    host.add_pre_step_probe("raise")
+    host.add_pre_step_watcher("raise")
     outcome = agent.start_pre_step(1, 4).result()
     assert outcome.kind == "error"
-    assert outcome.message is not None and "pre-step probe failed turn 1 step 4" in outcome.message
+    assert outcome.message is not None
+    assert "pre-step watcher failed turn 1 step 4" in outcome.message
 
 
 def test_an_aborting_listener_ends_a_direct_pre_step_aborted(host):
     agent = host.create_agent()
-    host.add_pre_step_probe("abort")
+    host.add_pre_step_watcher("abort")
     assert agent.start_pre_step(2, 1).result().kind == "aborted"
 
 

@@ -17,7 +17,7 @@ import pytest
 
 from dsh_reference.implementation import IMPLEMENTATION as REFERENCE
 from dsh_reference.log_check import main
-from pytest_dsh.fake_host import model
+from pytest_dsh.driving.replies import reply_text, reply_tools
 from pytest_dsh.npm.bridge.process import node_version
 from pytest_dsh.official import IMPLEMENTATION as OFFICIAL
 
@@ -29,9 +29,9 @@ def _session(host) -> object:
     host.load_plugin("schedule")
     agent = host.create_agent(session_id="s1")
     agent.script(
-        model.reply_tools(("schedule_create", {"prompt": "tea", "after_seconds": 60})),
-        model.reply_text("ok"),
-        model.reply_text("reminded"),
+        reply_tools(("schedule_create", {"prompt": "tea", "after_seconds": 60})),
+        reply_text("ok"),
+        reply_text("reminded"),
     )
     agent.prompt("remind me")
     host.run_until_idle()

@@ -14,8 +14,13 @@ import pytest
 
 import pytest_dsh
 
-HEAVY = ("pytest", "_pytest", "hypothesis", "time_machine", "pytest_dsh.fake_host",
-         "pytest_dsh.fake_host.host", "pytest_dsh.fake_host.driver", "pytest_dsh.pytest_plugin",
+#: The fake host's machinery: everything in it but ``fake_host.implementation``
+#: (the light ``PythonImplementation`` a descriptor builds, beside its host).
+FAKE_HOST = ("pytest_dsh.fake_host.host", "pytest_dsh.fake_host.driver",
+             "pytest_dsh.fake_host.agent", "pytest_dsh.fake_host.virtual_loop",
+             "pytest_dsh.fake_host.clock", "pytest_dsh.fake_host.session",
+             "pytest_dsh.fake_host.tools", "pytest_dsh.fake_host.persistence")
+HEAVY = ("pytest", "_pytest", "hypothesis", "time_machine", *FAKE_HOST, "pytest_dsh.pytest_plugin",
          "pytest_dsh.pytest_plugin.plugin", "pytest_dsh.official", "pytest_dsh.npm.bridge")
 
 

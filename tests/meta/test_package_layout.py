@@ -46,9 +46,8 @@ ALLOWED: dict[str, set[str]] = {
     },
     # The package root imports lazily (module __getattr__) what it exports.
     "root": {
-        "contract", "driving", "errors", "fake_host", "implementations", "npm", "old_paths",
+        "contract", "driving", "errors", "fake_host", "implementations", "npm",
     },
-    "old_paths": set(),
     # The reference plugins depend on the contract, never on the test kit; their
     # implementation descriptor is the one module that names the kit's root.
     "dsh_reference": {"contract"},
@@ -108,7 +107,7 @@ def _room(module: str) -> str | None:
     if parts[0] == "pytest_dsh":
         if len(parts) == 1:
             return "root"
-        return "old_paths" if parts[1] == "_old_paths" else parts[1]
+        return parts[1]
     if parts[:2] == ["dsh_reference", "implementation"]:
         return "dsh_reference.implementation"
     return parts[0] if parts[0] in PACKAGES else None
@@ -218,8 +217,6 @@ def test_each_room_imports_and_reads_only_the_rooms_below_it() -> None:
             if edge.target == "<not a literal>":
                 crossings.append(f"{_shown(path)}:{edge.line} reads a package named at run time")
                 continue
-            # Old flat paths are aliases; the project itself never uses them.
-            assert edge.target.split(".")[:2] != ["pytest_dsh", "_old_paths"] or room == "root"
             target = _room(edge.target)
             if target is None or target == room or target in ALLOWED[room]:
                 continue
@@ -245,16 +242,24 @@ def test_the_spec_room_imports_the_standard_library_only() -> None:
     assert outside == []
 
 
-def test_the_kit_itself_uses_no_old_flat_path() -> None:
-    from pytest_dsh._old_paths import MOVED
+#: Rooms that never import pytest: pytest is the pytest side's business, so a
+#: module that runs without it (a host, the driver API, the version matrix,
+#: an npm install) lives outside ``pytest_plugin``.
+PYTEST_FREE = {
+    "contract", "driving", "errors", "expectations", "fake_host", "implementations", "npm",
+    "official", "strategies", "dsh_spec", "dsh_reference", "dsh_fixtures",
+}
 
-    used = [
+
+def test_only_the_pytest_side_imports_pytest() -> None:
+    found = [
         f"{_shown(path)}:{edge.line} imports {edge.target}"
         for module, path in _modules()
+        if _room(module) in PYTEST_FREE
         for edge in _edges(path, module)
-        if edge.target in MOVED
+        if edge.kind == "import" and edge.target.split(".")[0] in ("pytest", "_pytest")
     ]
-    assert used == []
+    assert found == []
 
 
 def test_the_rooms_form_no_cycle() -> None:

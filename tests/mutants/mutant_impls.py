@@ -1038,7 +1038,7 @@ MUTANTS.update({
 })
 
 
-# -- the pre-step listener's place (an ordinary-order probe sees it) ----------------------
+# -- the pre-step listener's place (an ordinary-order watcher sees it) ----------------------
 
 
 def _unmarked_listener(original: Any) -> Any:

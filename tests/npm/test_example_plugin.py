@@ -11,7 +11,7 @@ import json
 import shlex
 from pathlib import Path
 
-from pytest_dsh.npm.expectations import load_expectations
+from pytest_dsh.npm.known_failures import load_expectations
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "dsh-schedule-wrapper"
 MODULE = "schedule/management_tools/test_management_tools.py"

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_dsh.npm.expectations import load_expectations
+from pytest_dsh.npm.known_failures import load_expectations
 
 # Installs packages or runs pytest in other processes: more than the default budget.
 pytestmark = pytest.mark.dsh_wall_budget(900)

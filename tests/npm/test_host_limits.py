@@ -226,7 +226,7 @@ def test_a_failed_first_attempt_keeps_the_reading_but_the_host_never_logs_the_pr
 ):
     host = witness_host("tc-readme-append")
     host.load_plugin("time-context", {"timeZone": "UTC"})
-    host.add_pre_step_probe("raise", only=(1, 1))
+    host.add_pre_step_watcher("raise", only=(1, 1))
     agent = host.create_agent()
     agent.script(reply_text("done"))
     agent.prompt("hello")

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pytest_dsh.pytest_plugin.version_matrix import (
+from pytest_dsh.official.version_matrix import (
     Cell,
     CellResult,
     build_table,

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from pytest_dsh.npm.hosts import DEFAULT_HOST
-from pytest_dsh.pytest_plugin.version_matrix import (
+from pytest_dsh.official.version_matrix import (
     Cell,
     build_table,
     render_markdown,
@@ -165,7 +165,7 @@ threading.Event().wait()
 #: The matrix command with the registry and the suite replaced: ``OUT FIFO``.
 _MATRIX = """
 import sys
-from pytest_dsh.pytest_plugin import version_matrix as vm
+from pytest_dsh.official import version_matrix as vm
 vm.published_versions = lambda package, npm="npm": ["0.1.0-rc.8"]
 child = sys.argv[3]
 vm.suite_runner = lambda extra=(): (

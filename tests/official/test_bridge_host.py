@@ -224,12 +224,12 @@ def test_a_direct_call_with_an_aborted_signal_reaches_the_plugin(host):
     assert outcome.value["code"] == "internal_error"
 
 
-def test_probes_see_each_step_and_can_fail_it(host):
+def test_watchers_see_each_step_and_can_fail_it(host):
     host.load_plugin("time-context", {"timeZone": "UTC"})
-    probe = host.add_pre_step_probe("raise", only=(1, 1))
+    watcher = host.add_pre_step_watcher("raise", only=(1, 1))
     agent = host.create_agent()
     agent.prompt("hello")
-    assert [(call.turn, call.step) for call in probe.calls] == [(1, 1)]
+    assert [(call.turn, call.step) for call in watcher.calls] == [(1, 1)]
     turn_end = [e for e in agent.events() if e["type"] == "turn/end"][-1]
     assert turn_end["data"]["reason"]["kind"] == "error"
 

@@ -9,7 +9,8 @@ import textwrap
 
 import pytest
 
-from pytest_dsh.implementations import PythonImplementation, check_implementation
+from pytest_dsh.fake_host.implementation import PythonImplementation
+from pytest_dsh.implementations import check_implementation
 
 FACTORY = textwrap.dedent(
     """

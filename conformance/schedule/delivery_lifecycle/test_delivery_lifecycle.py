@@ -622,7 +622,7 @@ def test_a_reminder_never_steers_the_running_turn(host, agent):
 def test_dispatch_does_not_depend_on_the_follow_up_turn_succeeding(host, agent):
     rec1 = create(agent, {"prompt": "x", "after_seconds": 60})
     id1 = rec1.id
-    host.add_pre_step_probe("raise")
+    host.add_pre_step_watcher("raise")
     host.advance(60)
     events = agent.events()
     assert transitions(events, [rec1]) == [id1], readme(

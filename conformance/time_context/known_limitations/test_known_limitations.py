@@ -99,8 +99,8 @@ def test_the_default_zone_is_the_process_zone_at_load_not_a_later_one(dsh_host, 
 @pytest.mark.spec("TC-046")
 def test_cancelled_and_failed_attempts_keep_their_readings_in_history(dsh_host):
     dsh_host.load_plugin("time-context", {"timeZone": "UTC"})
-    dsh_host.add_pre_step_probe("raise", only=(1, 1))
-    dsh_host.add_pre_step_probe("abort", only=(2, 1))
+    dsh_host.add_pre_step_watcher("raise", only=(1, 1))
+    dsh_host.add_pre_step_watcher("abort", only=(2, 1))
     agent = dsh_host.create_agent()
     for _ in range(3):
         run_turn(dsh_host, agent)
@@ -116,7 +116,7 @@ def test_cancelled_and_failed_attempts_keep_their_readings_in_history(dsh_host):
 @pytest.mark.dsh_requires("inject-into-the-step")
 def test_a_positive_interval_reduces_but_does_not_remove_the_cost(dsh_host):
     dsh_host.load_plugin("time-context", {"timeZone": "UTC", "refreshIntervalMs": 60_000})
-    dsh_host.add_pre_step_probe("raise", only=(1, 1))
+    dsh_host.add_pre_step_watcher("raise", only=(1, 1))
     agent = dsh_host.create_agent()
     run_turn(dsh_host, agent)
     agent.script(reply_tools(("lookup", {}), thinking_s=5), reply_text("done"))

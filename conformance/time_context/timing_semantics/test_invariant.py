@@ -346,7 +346,7 @@ def test_registration_refuses_a_live_session_with_the_official_diagnostic(dsh_ho
 @pytest.mark.spec("TC-028", "TC-029")
 def test_the_plugins_own_readings_always_satisfy_the_invariant(host):
     host.load_plugin("time-context", {"timeZone": "Asia/Shanghai", "refreshIntervalMs": 20_000})
-    host.add_pre_step_probe("raise", only=(2, 2))
+    host.add_pre_step_watcher("raise", only=(2, 2))
     agent = host.create_agent()
     run_turn(host, agent, 15_000, 15_000, 0)
     host.set_wall_clock(host.now_ms - 120_000)

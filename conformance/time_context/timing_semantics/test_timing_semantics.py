@@ -107,21 +107,21 @@ def test_the_reading_message_is_one_text_block_beside_its_source(dsh_host):
 
 @pytest.mark.spec("TC-015", "TC-016")
 def test_the_listener_runs_before_listeners_registered_earlier_or_later(dsh_host):
-    earlier = dsh_host.add_pre_step_probe()
+    earlier = dsh_host.add_pre_step_watcher()
     dsh_host.load_plugin("time-context", UTC_CONFIG)
-    later = dsh_host.add_pre_step_probe()
+    later = dsh_host.add_pre_step_watcher()
     agent = dsh_host.create_agent()
     run_turn(dsh_host, agent, 0)
     readings = reading_events(agent.events())
     assert len(readings) == 2, readme("TC-013", "a reading before each of the 2 steps",
                                       readings)
-    for name, probe in (("earlier", earlier), ("later", later)):
-        calls = [(call.turn, call.step) for call in probe.calls]
+    for name, watcher in (("earlier", earlier), ("later", later)):
+        calls = [(call.turn, call.step) for call in watcher.calls]
         assert calls == [(1, 1), (1, 2)], readme(
             "TC-015", f"the {name} pre-step listener to be called for (1,1) and (1,2)", calls)
         # each listener already sees the reading of the step it is called for
         sees = [call.log_length > reading["seq"] for call, reading in
-                zip(probe.calls, readings, strict=True)]
+                zip(watcher.calls, readings, strict=True)]
         assert sees == [True, True], readme(
             "TC-015", f"the prepended listener to run before the {name} listener, which "
             "already sees the step's reading (per step)", sees)
@@ -131,22 +131,22 @@ def test_the_listener_runs_before_listeners_registered_earlier_or_later(dsh_host
 @pytest.mark.parametrize("added", ["before-loading", "after-loading"])
 @pytest.mark.dsh_requires("inject-into-the-step")
 def test_the_listener_runs_before_an_ordinary_listener(dsh_host, added):
-    # An ordinary probe runs after prepended listeners and before ordinary
+    # An ordinary watcher runs after prepended listeners and before ordinary
     # ones (docs/fake-host.md): only a prepended listener has acted by then.
     if added == "before-loading":
-        probe = dsh_host.add_pre_step_probe("raise", only=(1, 2), order="ordinary")
+        watcher = dsh_host.add_pre_step_watcher("raise", only=(1, 2), order="ordinary")
         dsh_host.load_plugin("time-context", UTC_CONFIG)
     else:
         dsh_host.load_plugin("time-context", UTC_CONFIG)
-        probe = dsh_host.add_pre_step_probe("raise", only=(1, 2), order="ordinary")
+        watcher = dsh_host.add_pre_step_watcher("raise", only=(1, 2), order="ordinary")
     agent = dsh_host.create_agent()
     run_turn(dsh_host, agent, 0)
-    calls = [(call.turn, call.step) for call in probe.calls]
+    calls = [(call.turn, call.step) for call in watcher.calls]
     assert calls == [(1, 1), (1, 2)], readme(
         "TC-015", "the ordinary pre-step listener to be called for (1,1) and (1,2)", calls)
     readings = reading_events(agent.events())
     seen = [sum(reading["seq"] < call.log_length for reading in readings)
-            for call in probe.calls]
+            for call in watcher.calls]
     assert seen == [1, 2], readme(
         "TC-015", "the prepended listener to run first: an ordinary listener called for "
         "step 1, then step 2, already sees that step's reading (readings in the log: 1, 2)",
@@ -413,7 +413,7 @@ def test_a_later_step_measures_from_the_latest_same_turn_reading_past_suppressed
 @pytest.mark.spec("TC-025", "TC-026", "TC-027")
 def test_a_later_listener_failing_the_attempt_leaves_the_reading(dsh_host):
     dsh_host.load_plugin("time-context", UTC_CONFIG)
-    dsh_host.add_pre_step_probe("raise", only=(1, 1))
+    dsh_host.add_pre_step_watcher("raise", only=(1, 1))
     agent = dsh_host.create_agent()
     run_turn(dsh_host, agent)
     events = agent.events()
@@ -431,7 +431,7 @@ def test_a_later_listener_failing_the_attempt_leaves_the_reading(dsh_host):
 @pytest.mark.dsh_requires("inject-into-the-step")
 def test_a_later_listener_cancelling_the_attempt_leaves_the_reading(dsh_host):
     dsh_host.load_plugin("time-context", UTC_CONFIG)
-    dsh_host.add_pre_step_probe("abort", only=(1, 2))
+    dsh_host.add_pre_step_watcher("abort", only=(1, 2))
     agent = dsh_host.create_agent()
     run_turn(dsh_host, agent, 5_000)
     events = agent.events()
@@ -450,7 +450,7 @@ def test_a_later_listener_cancelling_the_attempt_leaves_the_reading(dsh_host):
 @pytest.mark.spec("TC-025", "TC-032", "TC-046")
 def test_a_failed_preparation_leaves_an_extra_reading_in_the_next_request(dsh_host):
     dsh_host.load_plugin("time-context", UTC_CONFIG)
-    dsh_host.add_pre_step_probe("raise", only=(1, 1))
+    dsh_host.add_pre_step_watcher("raise", only=(1, 1))
     agent = dsh_host.create_agent()
     run_turn(dsh_host, agent)
     run_turn(dsh_host, agent)
@@ -654,7 +654,7 @@ def test_interval_scheduling_matches_the_model(dsh_implementation, script):
                 host.load_plugin("time-context", config)
                 agent = host.create_agent(session_id=session_id, seed=log)
             else:
-                host.add_pre_step_probe("raise", only=(model.turn + 1, 1))
+                host.add_pre_step_watcher("raise", only=(model.turn + 1, 1))
                 agent.prompt("this attempt fails")
                 model.fail_turn()
         actual = all_facts(reading_texts(agent.events()))

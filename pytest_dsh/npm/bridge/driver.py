@@ -3,7 +3,7 @@ over the Node bridge.
 
 Every driver call is one bridge request; the Node host settles (runs all work
 due at the current virtual instant) before it answers. Host-side records the
-suite reads synchronously (flushes, warnings, errors, probe calls, the wall
+suite reads synchronously (flushes, warnings, errors, watcher calls, the wall
 clock) come back with each reply and are mirrored here.
 
 The fault plan stays a Python :class:`~pytest_dsh.driving.faults.FaultPlan`: its
@@ -36,10 +36,10 @@ from pytest_dsh.driving.agent_actions import ActionPoint, HostAction, PlanFault,
 from pytest_dsh.driving.api import (
     JS_MAX_TIME_MS,
     AgentDriver,
-    PreStepProbe,
-    ProbeCall,
-    ProbeMode,
-    ProbeOrder,
+    PreStepWatcher,
+    WatcherCall,
+    WatcherMode,
+    WatcherOrder,
     check_action_point,
     check_envelope,
     check_event_start,
@@ -60,6 +60,7 @@ from pytest_dsh.driving.tool_outcomes import (
 from pytest_dsh.driving.trace import TraceEntry
 from pytest_dsh.errors import (
     AgentVetoedError,
+    DshKitError,
     HostStuckError,
     PluginLoadError,
     UnknownPluginError,
@@ -79,7 +80,7 @@ __all__ = ["BridgeAgentDriver", "BridgeHostDriver", "BridgeOperationError"]
 PLUGIN_NAMES = ("schedule", "schedule-invariant", "time-context", "time-context-invariant")
 
 
-class BridgeOperationError(RuntimeError):
+class BridgeOperationError(DshKitError, RuntimeError):
     """The DSH host (in Node) raised something the driver API has no exception for."""
 
     def __init__(self, failure: NodeFailure) -> None:
@@ -429,7 +430,7 @@ class BridgeHostDriver:
         self._flushes: list[FlushRecord] = []
         self._warnings: list[str] = []
         self._errors: list[str] = []
-        self._probes: list[PreStepProbe] = []
+        self._watchers: list[PreStepWatcher] = []
         self._sent_windows: list[dict[str, Any]] = []
         self._parked: list[_ParkedFlush] = []
         self._now_ms = start_ms
@@ -499,9 +500,9 @@ class BridgeHostDriver:
             )
         self._warnings.extend(sync.get("warnings", ()))
         self._errors.extend(sync.get("errors", ()))
-        for call in sync.get("probe_calls", ()):
-            self._probes[call["probe"]].calls.append(
-                ProbeCall(
+        for call in sync.get("watcher_calls", ()):
+            self._watchers[call["watcher"]].calls.append(
+                WatcherCall(
                     call["agent_id"],
                     call["turn"],
                     call["step"],
@@ -633,23 +634,23 @@ class BridgeHostDriver:
             raise TypeError("agent must be an agent of this host")
         return bool(self._call("flush_session", agent=agent.handle))
 
-    def add_pre_step_probe(
+    def add_pre_step_watcher(
         self,
-        mode: ProbeMode = "record",
+        mode: WatcherMode = "record",
         *,
         only: tuple[int, int] | None = None,
-        order: ProbeOrder = "last",
-    ) -> PreStepProbe:
+        order: WatcherOrder = "last",
+    ) -> PreStepWatcher:
         if order not in ("last", "ordinary"):
             raise ValueError(f"order must be 'last' or 'ordinary', not {order!r}")
-        probe = PreStepProbe(mode, only, order=order)
-        self._probes.append(probe)
+        watcher = PreStepWatcher(mode, only, order=order)
+        self._watchers.append(watcher)
         index = self._call(
-            "add_probe", mode=mode, only=None if only is None else list(only), order=order
+            "add_watcher", mode=mode, only=None if only is None else list(only), order=order
         )
-        if index != len(self._probes) - 1:  # pragma: no cover - protocol guard
-            raise RuntimeError("probe numbering out of step with the bridge")
-        return probe
+        if index != len(self._watchers) - 1:  # pragma: no cover - protocol guard
+            raise RuntimeError("watcher numbering out of step with the bridge")
+        return watcher
 
     def start_trace(self) -> None:
         self._call("start_trace")

@@ -32,7 +32,7 @@ from typing import IO, Any, Final, final
 
 from pytest_dsh.driving import runaway
 from pytest_dsh.driving.runaway import RunawayError
-from pytest_dsh.errors import ImplementationError
+from pytest_dsh.errors import DshKitError, ImplementationError
 from pytest_dsh.npm._install import BridgeRuntime
 from pytest_dsh.npm.bridge.json_text import parse, stringify
 from pytest_dsh.npm.errors import NodeTooOldError
@@ -78,7 +78,7 @@ class BridgeUnavailableError(ImplementationError):
     """The bridge folder, its ``node_modules`` or a Node runtime is missing."""
 
 
-class BridgeCrashedError(RuntimeError):
+class BridgeCrashedError(DshKitError, RuntimeError):
     """The Node process died or stopped answering."""
 
 

@@ -30,7 +30,7 @@ renderings of one report document (HTML, Markdown, JSON, terminal summary).
 
 from __future__ import annotations
 
-from pytest_dsh.pytest_plugin.reporting.collector import ReportCollector, write_reports
+from pytest_dsh.pytest_plugin.reporting.collector import ReportCollector
 from pytest_dsh.pytest_plugin.reporting.document import (
     FORMAT,
     RunInfo,
@@ -39,6 +39,7 @@ from pytest_dsh.pytest_plugin.reporting.document import (
 )
 from pytest_dsh.pytest_plugin.reporting.html import render_html
 from pytest_dsh.pytest_plugin.reporting.markdown import render_markdown
+from pytest_dsh.pytest_plugin.reporting.report_files import write_reports
 from pytest_dsh.pytest_plugin.reporting.results import TestResult
 from pytest_dsh.pytest_plugin.reporting.verdicts import (
     CONFORMS,

@@ -18,7 +18,7 @@ from pytest_dsh.pytest_plugin.reporting.results import TestResult, collection_me
 from pytest_dsh.pytest_plugin.reporting.verdicts import word
 from pytest_dsh.pytest_plugin.reporting.views import ReportDocument
 
-__all__ = ["ReportCollector", "write_reports"]
+__all__ = ["ReportCollector"]
 
 #: How the terminal marks the verdict, by its tone (pytest_dsh.pytest_plugin.reporting.verdicts).
 _MARKUP: Mapping[str, Mapping[str, bool]] = {

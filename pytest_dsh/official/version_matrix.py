@@ -1,7 +1,7 @@
 """The version matrix: the conformance suite over every published version of
 the official plugins, on every DSH host profile, as one table.
 
-``python -m pytest_dsh.pytest_plugin.version_matrix --out DIR`` asks the npm registry for the
+``python -m pytest_dsh.official.version_matrix --out DIR`` asks the npm registry for the
 published versions of ``@deepseek-ai/dsh-schedule`` and
 ``@deepseek-ai/dsh-time-context``, runs the suite once per *cell* (one package
 version on one host profile, ``--dsh-impl=npm``, its role alone) and writes
@@ -655,7 +655,7 @@ def _stop_on_signals() -> Iterator[None]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m pytest_dsh.pytest_plugin.version_matrix",
+        prog="python -m pytest_dsh.official.version_matrix",
         description="Run the conformance suite over every published version of the official "
         "DSH plugins on every DSH host profile, and write the table.",
     )

@@ -4,6 +4,7 @@ The format, its JSON Schema and its checks belong to
 :mod:`pytest_dsh.expectations` (the file ``--dsh-expectations`` reads); this
 module adapts a file to the ``{test_id: reason}`` mapping an implementation
 object carries as ``expected_failures``, keeping each entry's README sentences.
+A file that cannot be used raises :class:`pytest_dsh.expectations.ExpectationsError`.
 """
 
 from __future__ import annotations
@@ -16,10 +17,7 @@ from typing import TypedDict
 
 from pytest_dsh.expectations import FORMAT, ExpectationsError, parse_expectations
 
-__all__ = ["FORMAT", "Expectation", "ExpectationsFormatError", "load_expectations", "reasons"]
-
-#: The error a file that cannot be used raises (one class for both loaders).
-ExpectationsFormatError = ExpectationsError
+__all__ = ["FORMAT", "Expectation", "load_expectations", "reasons"]
 
 
 class Expectation(TypedDict):
