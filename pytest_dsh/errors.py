@@ -39,7 +39,10 @@ Outside the tree, on purpose:
   ``PluginConfigError``, ..., and ``contract.tzdb``'s zone errors) are the
   plugins' vocabulary: :mod:`pytest_dsh.contract` imports nothing of the kit;
 * :class:`~pytest_dsh.driving.runaway.RunawayError` is a ``BaseException``, so
-  an ``except Exception`` in a plugin or host cannot swallow it.
+  an ``except Exception`` in a plugin or host cannot swallow it;
+* :class:`~pytest_dsh.driving.requirements.RequirementMissing` and its
+  :class:`~pytest_dsh.driving.seams.SeamMissing` are skips, not errors: a
+  ``unittest.SkipTest`` that says a test cannot be assessed here.
 """
 
 from __future__ import annotations

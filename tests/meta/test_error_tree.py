@@ -20,6 +20,9 @@ OUTSIDE = {
     "pytest_dsh.contract.tzdb",
     # A BaseException, so that no ``except Exception`` swallows a runaway.
     "pytest_dsh.driving.runaway.RunawayError",
+    # A skip, not an error: a ``unittest.SkipTest`` that the plugin reports as one.
+    "pytest_dsh.driving.requirements.RequirementMissing",
+    "pytest_dsh.driving.seams.SeamMissing",
     # Signals inside one module's machinery, caught there, never raised to a caller.
     "pytest_dsh.fake_host.schema_check.Undecided",
     "pytest_dsh.npm.bridge.process.RequestFailedError",
