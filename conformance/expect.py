@@ -19,7 +19,8 @@ import re
 from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
-from dsh_conformance.shapes import records_wrapped, shape_problem
+from dsh_conformance.shapes import shape_problem
+from pytest_dsh.driving.value_shapes import records_wrapped
 
 __all__ = [
     "ReadingFacts", "all_facts", "code_of", "pinned", "reading_facts", "readme", "seconds_of",

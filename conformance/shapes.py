@@ -8,9 +8,11 @@ the requirement the check happened to test. The failure message says so
 it reads as what it is and all the failures of one shape are one cause in the
 report, whatever sentence each check was about.
 
-Used by :mod:`dsh_conformance.expect` for assertion messages and by the kit's
-report for a test that crashed reading such a value. Conservative: a value is
-diagnosed only when its shape alone explains the failure.
+Used by :mod:`dsh_conformance.expect` for assertion messages. The names of
+value shapes themselves (``records_wrapped``, ``json_kind``) are the kit's
+:mod:`pytest_dsh.driving.value_shapes`, which the report of a crashed test uses
+too. Conservative: a value is diagnosed only when its shape alone explains the
+failure.
 """
 
 from __future__ import annotations
@@ -20,51 +22,12 @@ from collections.abc import Mapping
 from typing import Final
 
 from dsh_conformance.layout_free import CLOSED_CODES, NOT_FOUND_CODE
+from pytest_dsh.driving.value_shapes import records_wrapped
 
-__all__ = ["code_elsewhere", "json_kind", "records_wrapped", "shape_problem"]
+__all__ = ["code_elsewhere", "shape_problem"]
 
 _CODES: Final = CLOSED_CODES | {NOT_FOUND_CODE}
 _CODE_WORD: Final = re.compile(r"\b[a-z]+(?:_[a-z]+)+\b")
-
-#: Keys that make an object a record, a delete value, an error value or a
-#: message, not a wrapper around a list of records.
-_VALUE_KEYS: Final = frozenset({"id", "code", "deleted", "type", "role", "source"})
-
-
-def json_kind(value: object) -> str:
-    """The JSON name of ``value``'s type: an object, an array, a string..."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, Mapping):
-        return "an object"
-    if isinstance(value, (list, tuple)):
-        return "an array"
-    return f"a {type(value).__name__}"
-
-
-def records_wrapped(value: object) -> str | None:
-    """``the list value is not an array of records: an object holding one
-    under 'records'`` for an object that is no record, delete, error value or
-    message and holds exactly one array, of objects with an ``id`` each (or
-    nothing else but an empty array); ``None`` otherwise."""
-    if not isinstance(value, Mapping) or _VALUE_KEYS & set(value):
-        return None
-    arrays = [key for key, item in value.items() if isinstance(item, (list, tuple))]
-    if len(arrays) != 1:
-        return None
-    items = value[arrays[0]]
-    if not items and len(value) != 1:
-        return None
-    if not all(isinstance(item, Mapping) and "id" in item for item in items):
-        return None
-    return f"the list value is not an array of records: an object holding one under {arrays[0]!r}"
-
 
 def code_elsewhere(requirement: str, value: object) -> str | None:
     """``the closed code is under 'failure', not 'code'`` when ``requirement``

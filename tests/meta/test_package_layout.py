@@ -75,15 +75,6 @@ READS: dict[str, set[str]] = {
     "expectations": {"root"},
 }
 
-#: (module, imported module) -> why: single imports that cross the table above,
-#: each still to move into a room its importer may import.
-KNOWN_CROSSINGS: dict[tuple[str, str], str] = {
-    ("pytest_dsh.pytest_plugin.reporting.raised", "dsh_conformance.shapes"): (
-        "a crashed test's report names the observed value's shape the way the "
-        "suite's own checks do"
-    ),
-}
-
 _RESOURCE_READS = {
     f"importlib.resources.{name}"
     for name in (
@@ -200,14 +191,6 @@ def test_the_rooms_the_layout_names_are_all_there() -> None:
     assert set().union(*READS.values()) <= set(ALLOWED)
 
 
-def test_every_known_crossing_is_still_there() -> None:
-    # An exception nobody needs any more would let the crossing come back.
-    found = {
-        (module, edge.target) for module, path in _modules() for edge in _edges(path, module)
-    }
-    assert set(KNOWN_CROSSINGS) <= found
-
-
 def test_each_room_imports_and_reads_only_the_rooms_below_it() -> None:
     crossings = []
     for module, path in _modules():
@@ -221,8 +204,6 @@ def test_each_room_imports_and_reads_only_the_rooms_below_it() -> None:
             if target is None or target == room or target in ALLOWED[room]:
                 continue
             if edge.kind == "read" and target in READS.get(room, set()):
-                continue
-            if (module, edge.target) in KNOWN_CROSSINGS:
                 continue
             crossings.append(
                 f"{_shown(path)}:{edge.line} ({room}) {edge.kind}s {edge.target} ({target})"

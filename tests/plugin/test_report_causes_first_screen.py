@@ -10,7 +10,7 @@ import re
 from typing import Any
 
 from dsh_conformance.expect import pinned, readme
-from dsh_conformance.shapes import records_wrapped
+from pytest_dsh.driving.value_shapes import records_wrapped
 from pytest_dsh.pytest_plugin.reporting.behaviours import broken_behaviours
 from pytest_dsh.pytest_plugin.reporting.causes import cause_label, diagnosis, group_causes
 from pytest_dsh.pytest_plugin.reporting.first_screen import first_screen_lines

@@ -143,7 +143,7 @@ def _short_repr(value: object, limit: int = 300) -> str:
 
 def _shape_problem(value: object) -> str | None:
     try:
-        from dsh_conformance.shapes import records_wrapped
+        from pytest_dsh.driving.value_shapes import records_wrapped
     except ImportError:  # the suite is not installed: no shape to name
         return None
     return records_wrapped(value)
@@ -151,7 +151,7 @@ def _shape_problem(value: object) -> str | None:
 
 def _kind(value: object) -> str:
     try:
-        from dsh_conformance.shapes import json_kind
+        from pytest_dsh.driving.value_shapes import json_kind
     except ImportError:
         return f"a {type(value).__name__}"
     return json_kind(value)
