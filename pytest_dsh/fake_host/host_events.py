@@ -12,7 +12,7 @@ and the prompt's event). :meth:`FakeSession.append_built
 <pytest_dsh.fake_host.session.FakeSession.append_built>` then adds the envelope.
 
 Every builder returns ``(data, text)``, where ``text`` is exactly what
-``strict_json(data)`` gives (``tests/host/test_host_events.py`` holds them to
+``strict_json(data)`` gives (``tests/fake_host/test_host_events.py`` holds them to
 it). A value a builder cannot take as is (a prompt that is not plain JSON)
 raises ``TypeError``/``ValueError``/``RecursionError`` as the general append
 would, or is left to that append by its caller.

@@ -23,7 +23,7 @@ bool, None, or the host's read-only dict and list) where the check looks is
 *undecided* (:class:`Undecided`): ``jsonschema`` decides, as before. The host
 also asks ``jsonschema`` for the messages whenever the closure says "invalid",
 so messages never change and a disagreement could only cost time, never a
-verdict; tests/host/test_schema_check.py checks the two agree.
+verdict; tests/fake_host/test_schema_check.py checks the two agree.
 """
 
 from __future__ import annotations

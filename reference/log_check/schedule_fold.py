@@ -5,7 +5,7 @@ it. :class:`ScheduleFoldStream` applies the same preconditions, with the same
 messages, through the same public pieces of the pure core (the strict decoder
 and the every-occurrence arithmetic), holding only what the fold holds: the
 active records and the set of ids seen. Its memory grows with the number of
-schedule ids, never with the length of the log. ``tests/log_check`` checks it
+schedule ids, never with the length of the log. ``tests/reference/log_check`` checks it
 against ``fold_schedule_events`` on the golden logs, the corpus and generated
 logs.
 """

@@ -2,7 +2,7 @@
 
 The fold and reading rules are the READMEs' (through the plugins' own policies
 and messages); the file format, envelope and exit codes are the command's own
-contract (docs/log-check.md). Robustness cases live in tests/log_check/.
+contract (docs/log-check.md). Robustness cases live in tests/reference/log_check/.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Usage::
 
-    python tests/log_check/large_log.py OUT.jsonl [EVENTS]   # default 1,000,000 events
+    python tests/reference/log_check/large_log.py OUT.jsonl [EVENTS]   # default 1,000,000 events
 
 The log repeats one ten-event turn: ``turn/start``, the prompt, a time-context
 reading, ``step/start``, a one-shot and an every create, ``step/end``, the
