@@ -23,7 +23,7 @@ pytest_strict = PYTEST=$(BIN)/pytest bash scripts/pytest-strict $(1)
 # installs its pinned packages, the Node runtime included.
 BRIDGE_STAMP := bridge/node_modules/.package-lock.json
 # The bridge also ships in the wheel (package data pytest_dsh/_bridge).
-BRIDGE_FILES := $(wildcard bridge/*.mjs bridge/lib/*.mjs bridge/package.json bridge/package-lock.json)
+BRIDGE_FILES := $(wildcard bridge/*.mjs bridge/lib/*.mjs bridge/protocol.json bridge/package.json bridge/package-lock.json)
 export DSH_BRIDGE_DIR := $(CURDIR)/bridge
 
 .PHONY: install conformance conformance-official test lint typecheck unit mutants bridge clean

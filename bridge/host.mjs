@@ -20,6 +20,7 @@ import { ScriptedAdapter } from './lib/model.mjs'
 import { loadPluginPackages } from './lib/packages.mjs'
 import { toOfficialSeed } from './lib/seed.mjs'
 import { hostTool, setToolJournal } from './lib/tool-journal.mjs'
+import { patch } from './lib/patches.mjs'
 
 /**
  * The plugin packages under test, named by the Python side at start
@@ -65,7 +66,7 @@ function describe(value) {
   return typeof value === 'string' ? value : JSON.stringify(value)
 }
 
-// -- host seams patched once: append and follow-up faults ----------------------
+// -- host seams patched once (the table: lib/patches.mjs) -----------------------
 
 /** The process the seams below act for (the one host's live process). */
 let currentProcess = null
@@ -79,10 +80,9 @@ let uuidSeq = 0
 function resetIds() {
   uuidSeq = 0
 }
-globalThis.crypto.randomUUID = () => `00000000-0000-4000-8000-${String(++uuidSeq).padStart(12, '0')}`
+patch('ids', globalThis.crypto, 'randomUUID', () => () => `00000000-0000-4000-8000-${String(++uuidSeq).padStart(12, '0')}`)
 
-const originalAppend = Session.prototype.append
-Session.prototype.append = function appendWithFaults(type, ...rest) {
+patch('append-faults', Session.prototype, 'append', (originalAppend) => function appendWithFaults(type, ...rest) {
   const proc = currentProcess
   if (proc?.alive && proc.sessions?.get(this.id) === this && proc.faults.appendFails(type, rest[0])) {
     throw new Error(`append of '${type}' rejected by the fault plan`)
@@ -100,7 +100,7 @@ Session.prototype.append = function appendWithFaults(type, ...rest) {
     }
   }
   return event
-}
+})
 
 // An agent-created listener that throws vetoes the agent (the driver's
 // AgentVetoedError); the errors that escaped an announcement are remembered.
@@ -109,8 +109,7 @@ Session.prototype.append = function appendWithFaults(type, ...rest) {
 // does while the creation settles meets the same seams, counters, trace and
 // request record as its later work.
 const vetoes = new WeakSet()
-const originalAnnounce = AgentRegistry.prototype.announce
-AgentRegistry.prototype.announce = function announceWatched(agent) {
+patch('announce-watch', AgentRegistry.prototype, 'announce', (originalAnnounce) => function announceWatched(agent) {
   patchAgent(agent)
   if (currentProcess?.alive) currentProcess.host.announced(agent)
   try {
@@ -119,7 +118,7 @@ AgentRegistry.prototype.announce = function announceWatched(agent) {
     if (error !== null && typeof error === 'object') vetoes.add(error)
     throw error
   }
-}
+})
 
 // Agents gone when announced (create_agent(gone_when_announced=True)): the
 // registry's views miss them from their announcement on, as a registry whose
@@ -127,20 +126,19 @@ AgentRegistry.prototype.announce = function announceWatched(agent) {
 // asked for during the announcement until it unwinds). The host then
 // disposes the agent for real, which announces its disposal.
 const goneAgents = new WeakSet()
-const { get: registryGet, list: registryList, roots: registryRoots, isOwnedBy } = AgentRegistry.prototype
-AgentRegistry.prototype.get = function getUnlessGone(id) {
+patch('registry-get', AgentRegistry.prototype, 'get', (registryGet) => function getUnlessGone(id) {
   const agent = registryGet.call(this, id)
   return agent !== undefined && goneAgents.has(agent) ? undefined : agent
-}
-AgentRegistry.prototype.list = function listUnlessGone() {
+})
+patch('registry-list', AgentRegistry.prototype, 'list', (registryList) => function listUnlessGone() {
   return registryList.call(this).filter((agent) => !goneAgents.has(agent))
-}
-AgentRegistry.prototype.roots = function rootsUnlessGone() {
+})
+patch('registry-roots', AgentRegistry.prototype, 'roots', (registryRoots) => function rootsUnlessGone() {
   return registryRoots.call(this).filter((agent) => !goneAgents.has(agent))
-}
-AgentRegistry.prototype.isOwnedBy = function isOwnedByUnlessGone(id, owner) {
+})
+patch('registry-owned', AgentRegistry.prototype, 'isOwnedBy', (isOwnedBy) => function isOwnedByUnlessGone(id, owner) {
   return this.get(id) !== undefined && isOwnedBy.call(this, id, owner)
-}
+})
 
 /** Per agent: maintenance claims and releases, whenIdle calls (driver counters). */
 const agentCounts = new WeakMap()
@@ -205,27 +203,24 @@ function untrace(entry) {
 }
 
 // Timers a plugin arms or cancels (its own code calls setTimeout/clearTimeout).
-const fakeSetTimeout = globalThis.setTimeout
-const fakeClearTimeout = globalThis.clearTimeout
 function callerIsPlugin() {
   // frames: Error, callerIsPlugin, the patched timer function, its caller
   return PLUGIN_FILES.test((new Error().stack ?? '').split('\n')[3] ?? '')
 }
-globalThis.setTimeout = function setTimeoutTraced(callback, delay, ...args) {
+patch('timer-trace-arm', globalThis, 'setTimeout', (fakeSetTimeout) => function setTimeoutTraced(callback, delay, ...args) {
   if (currentProcess?.host.tracing && callerIsPlugin()) trace('timer-arm', '', String(delay ?? 0))
   return fakeSetTimeout(callback, delay, ...args)
-}
-globalThis.clearTimeout = function clearTimeoutTraced(id) {
+})
+patch('timer-trace-cancel', globalThis, 'clearTimeout', (fakeClearTimeout) => function clearTimeoutTraced(id) {
   if (currentProcess?.host.tracing && callerIsPlugin()) trace('timer-cancel', '')
   return fakeClearTimeout(id)
-}
+})
 
-const fakeNow = Date.now.bind(Date)
-Date.now = function nowWithFaults() {
+const fakeNow = patch('clock-faults', Date, 'now', () => function nowWithFaults() {
   const reading = clockFault()
   if (reading?.failed) throw new Error('wall-clock read failed (fault plan)')
   return reading?.value ?? fakeNow()
-}
+}).bind(Date)
 /** The fault plan's answer to a plugin's clock read (null: not a planned plugin read). */
 function clockFault() {
   const proc = currentProcess
@@ -233,13 +228,9 @@ function clockFault() {
   return proc.faults.clockRead()
 }
 
-const eventsGetter = Object.getOwnPropertyDescriptor(Session.prototype, 'events').get
-Object.defineProperty(Session.prototype, 'events', {
-  configurable: true,
-  get() {
-    if (readFault('events')) throw new Error('session event read failed (fault plan)')
-    return eventsGetter.call(this)
-  },
+patch('event-read-faults', Session.prototype, 'events', (eventsGetter) => function eventsWithFaults() {
+  if (readFault('events')) throw new Error('session event read failed (fault plan)')
+  return eventsGetter.call(this)
 })
 
 /** Per agent: test actions armed for its next call at a point (act_inside). */
@@ -291,8 +282,7 @@ function patchAgent(agent) {
   const proto = Object.getPrototypeOf(agent)
   if (patchedAgentPrototypes.has(proto)) return
   patchedAgentPrototypes.add(proto)
-  const { followup, runMaintenance, whenIdle } = proto
-  proto.followup = function followupWithFaults(message) {
+  patch('agent-followup', proto, 'followup', (followup) => function followupWithFaults(message) {
     if (currentProcess?.alive && currentProcess.faults.followupFails()) {
       throw new Error('followup rejected by the fault plan')
     }
@@ -308,9 +298,9 @@ function patchAgent(agent) {
       untrace(entry)
       throw error
     }
-  }
+  })
   patchInject(proto)
-  proto.runMaintenance = function countedMaintenance(task) {
+  patch('agent-maintenance', proto, 'runMaintenance', (runMaintenance) => function countedMaintenance(task) {
     if (currentProcess?.alive && currentProcess.faults.maintenanceFails()) {
       // An asynchronous rejection: the claim is refused later, the task never runs.
       refuseClaim(this, 'fault')
@@ -337,17 +327,15 @@ function patchAgent(agent) {
       refuseClaim(this, 'busy')
       throw error
     }
-  }
+  })
   // Held turns: a wake of an idle agent is put off until the hold ends.
-  const { wakeDriver } = proto
-  proto.wakeDriver = function wakeDriverUnlessHeld(...args) {
+  patch('agent-wake', proto, 'wakeDriver', (wakeDriver) => function wakeDriverUnlessHeld(...args) {
     if ((heldTurns.has(this) || busyHolds.has(this)) && this.phase?.kind === 'idle') return
     return wakeDriver.apply(this, args)
-  }
+  })
   // The release is the phase leaving maintenance (before a parked follow-up's
   // turn starts), not the later settling of runMaintenance's promise.
-  const { setPhase } = proto
-  proto.setPhase = function setPhaseCounted(next) {
+  patch('agent-phase', proto, 'setPhase', (setPhase) => function setPhaseCounted(next) {
     const releasing = this.phase?.kind === 'maintenance' && next?.kind !== 'maintenance'
     const result = setPhase.call(this, next)
     if (releasing) {
@@ -355,8 +343,8 @@ function patchAgent(agent) {
       trace('release', this.session.id)
     }
     return result
-  }
-  proto.whenIdle = function countedWhenIdle() {
+  })
+  patch('agent-when-idle', proto, 'whenIdle', (whenIdle) => function countedWhenIdle() {
     // The agent loop's own wait (its disposal lets the current activity end)
     // is the host's, not a plugin's: the Python host makes no such call.
     if (calledByAgentLoop()) return whenIdle.call(this)
@@ -373,7 +361,7 @@ function patchAgent(agent) {
     const idle = busy === undefined ? whenIdle.call(this) : busy.promise.then(() => whenIdle.call(this))
     idle.then(forget, forget)
     return Promise.race([idle, rejecter.promise])
-  }
+  })
 }
 
 /** The registry's refusal of arguments that are not lossless JSON (-0, NaN, Infinity), or null.
@@ -409,9 +397,7 @@ function noteGrowthSymptoms(session, type, data) {
 /** agent.inject() counts as growth; called at a pre-step it is the symptom of
  * the host queueing the message for the next step. */
 function patchInject(proto) {
-  const { inject } = proto
-  if (typeof inject !== 'function') return
-  proto.inject = function injectCounted(message) {
+  patch('agent-inject', proto, 'inject', (inject) => function injectCounted(message) {
     if (currentProcess?.alive) {
       countGrowth('injected message')
       if (preparing.has(this.session)) {
@@ -424,7 +410,7 @@ function patchInject(proto) {
       }
     }
     return inject.call(this, message)
-  }
+  })
 }
 
 /** The driver's view of a tool result. */

@@ -7,7 +7,17 @@ import './lib/polyfill.mjs'
 import './lib/intl-cache.mjs'
 import { createInterface } from 'node:readline'
 import { createRequire } from 'node:module'
+import { readFileSync } from 'node:fs'
 import { testOps, watchParent } from './lib/lifecycle.mjs'
+import { appliedPatches } from './lib/patches.mjs'
+
+// The protocol both halves read (protocol.json): an op or parameter it does
+// not declare is refused, and its version is exchanged in the greeting and `hello`.
+const PROTOCOL = JSON.parse(readFileSync(new URL('./protocol.json', import.meta.url), 'utf8'))
+const ENVELOPE = new Set(Object.keys(PROTOCOL.request.envelope))
+const DECLARED = new Map(
+  Object.entries(PROTOCOL.ops).map(([name, spec]) => [name, new Set(Object.keys(spec.params ?? {}))]),
+)
 
 const protocolOut = process.stdout.write.bind(process.stdout)
 watchParent()
@@ -15,11 +25,24 @@ for (const method of ['log', 'info', 'debug', 'warn', 'error', 'trace']) {
   console[method] = (...args) => process.stderr.write(`${args.map(String).join(' ')}\n`)
 }
 
+/** Import a module of the host; a failure (a patch whose target this DSH host
+ *  lacks, lib/patches.mjs) is the greeting, so the driver says it once. */
+async function load(path) {
+  try {
+    return await import(path)
+  } catch (error) {
+    const failure = { kind: error?.kind ?? 'NodeError', message: error instanceof Error ? error.message : String(error) }
+    protocolOut(`${JSON.stringify({ ready: false, protocol: PROTOCOL.protocol, error: failure })}\n`)
+    process.stderr.write(`${error?.stack ?? failure.message}\n`)
+    process.exit(1)
+  }
+}
+
 // The fake clock must be installed before the official packages load.
-const { clock, advance, settle, setWall, dropTimers } = await import('./lib/clock.mjs')
-const { Host, BridgeError, PLUGINS, PACKAGES, SHAPES } = await import('./host.mjs')
-const { callDomain, callDomainBatch, zoneInfo, runtimeVersions } = await import('./lib/domain.mjs')
-const { growthSync, resetGrowth, runawayOf, startRequest } = await import('./lib/growth.mjs')
+const { clock, advance, settle, setWall, dropTimers } = await load('./lib/clock.mjs')
+const { Host, BridgeError, PLUGINS, PACKAGES, SHAPES } = await load('./host.mjs')
+const { callDomain, callDomainBatch, zoneInfo, runtimeVersions } = await load('./lib/domain.mjs')
+const { growthSync, resetGrowth, runawayOf, startRequest } = await load('./lib/growth.mjs')
 
 const require = createRequire(import.meta.url)
 // 'dsh-schedule' and 'dsh-time-context' are the versions of the packages under test.
@@ -75,8 +98,14 @@ function agentInfo(record) {
 }
 
 const ops = {
-  async hello() {
-    return { node: process.version, versions, plugins: Object.keys(PLUGINS) }
+  async hello({ protocol }) {
+    if (protocol !== PROTOCOL.protocol) {
+      throw new BridgeError(
+        'ProtocolError',
+        `this bridge speaks protocol ${PROTOCOL.protocol} (protocol.json), the driver ${JSON.stringify(protocol)}`,
+      )
+    }
+    return { protocol: PROTOCOL.protocol, node: process.version, versions, plugins: Object.keys(PLUGINS) }
   },
   async reset({ start_ms, withhold, jsonl_root }) {
     host?.close()
@@ -302,7 +331,28 @@ const ops = {
   async runtime() {
     return runtimeVersions()
   },
+  async patches() {
+    return appliedPatches()
+  },
   ...testOps(protocolOut),
+}
+
+// Every handler is declared and every declared op has a handler (test ops
+// only while DSH_BRIDGE_TEST_OPS=1): a bridge out of step with its file stops here.
+for (const name of Object.keys(ops)) {
+  if (!DECLARED.has(name)) throw new Error(`bridge op '${name}' is not declared in protocol.json`)
+}
+for (const [name, spec] of Object.entries(PROTOCOL.ops)) {
+  if (ops[name] === undefined && spec.test_only !== true) throw new Error(`protocol.json declares '${name}', which server.mjs does not handle`)
+}
+
+/** Why `request` is not a declared request (null when it is). */
+function undeclared(op, request) {
+  const params = DECLARED.get(op)
+  if (params === undefined || ops[op] === undefined) return `op ${JSON.stringify(op)} is not declared in protocol.json`
+  const unknown = Object.keys(request).filter((key) => !params.has(key) && !ENVELOPE.has(key))
+  if (unknown.length > 0) return `op ${JSON.stringify(op)} declares no parameter ${unknown.map((k) => JSON.stringify(k)).join(', ')}`
+  return null
 }
 
 function errorPayload(error) {
@@ -350,7 +400,8 @@ async function handle(line) {
   const run = ops[op]
   startRequest(growth ?? null, growth_budget ?? null)
   try {
-    if (run === undefined) throw new BridgeError('ProtocolError', `unknown op ${JSON.stringify(op)}`)
+    const refused = undeclared(op, request)
+    if (refused !== null) throw new BridgeError('ProtocolError', refused)
     if (faults !== undefined && host !== null) host.faults.load(faults)
     // The driver's process zone (Python's TZ); Node re-reads TZ on assignment.
     if (tz !== undefined) {
@@ -379,4 +430,4 @@ lines.on('line', (line) => {
 // reply any more, so a request still running is abandoned, not awaited.
 lines.on('close', () => process.exit(0))
 
-reply({ ready: true, node: process.version, versions, packages: PACKAGES, fake_now: clock.now })
+reply({ ready: true, protocol: PROTOCOL.protocol, node: process.version, versions, packages: PACKAGES, fake_now: clock.now })

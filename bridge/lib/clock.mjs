@@ -2,6 +2,7 @@
 // so virtual time only moves when the driver says so. Installed before the
 // official packages are imported; they read the globals at call time.
 import FakeTimers from '@sinonjs/fake-timers'
+import { recordLibraryPatch } from './patches.mjs'
 
 const realSetImmediate = globalThis.setImmediate
 const realSetTimeout = globalThis.setTimeout
@@ -21,6 +22,7 @@ export const clock = FakeTimers.install({
   toFake: ['Date', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'],
   shouldClearNativeTimers: false,
 })
+recordLibraryPatch('fake-timers', globalThis.setTimeout !== realSetTimeout && Date.now() === 0)
 
 /** Yield one real macrotask: every queued microtask has run when it resolves. */
 const drainMicrotasks = () => new Promise((resolve) => realSetImmediate(resolve))

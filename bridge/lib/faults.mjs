@@ -1,6 +1,7 @@
 // Planned persistence, append and follow-up failures. The windows are owned by
 // the Python FaultPlan: the adapter sends them before a request and reads the
 // `seen` counters back after it, so counting semantics stay in one place.
+import { patch } from './patches.mjs'
 
 /** Every key of `wanted` is in `data` with an equal JSON value (no `wanted`: any payload). */
 function payloadMatches(wanted, data) {
@@ -170,19 +171,17 @@ export function installPluginCallFaults({ current, pluginFiles, agentRegistry })
   }
 
   // A background run a plugin starts (the official Schedule starts each owner run so).
-  const { withoutInitiator } = agentRegistry.prototype
-  agentRegistry.prototype.withoutInitiator = function withoutInitiatorWithFaults(operation) {
+  patch('start-faults', agentRegistry.prototype, 'withoutInitiator', (withoutInitiator) => function withoutInitiatorWithFaults(operation) {
     const proc = planned('start')
     if (proc !== null && pluginFiles.test(callerPast(CORDIS_FRAMES).caller) && proc.faults.readFails('start')) {
       throw new Error('background start refused by the fault plan')
     }
     return withoutInitiator.call(this, operation)
-  }
+  })
 
   // A message a plugin builds with dsh-llm's createUserMessage draws its id
   // here; failing that fails the build, before followup() ever sees it.
-  const randomUUID = globalThis.crypto.randomUUID
-  globalThis.crypto.randomUUID = function randomUUIDWithFaults() {
+  patch('message-faults', globalThis.crypto, 'randomUUID', (randomUUID) => function randomUUIDWithFaults() {
     const proc = planned('message')
     if (proc !== null) {
       const { passed, caller } = callerPast(LLM_FRAMES)
@@ -191,7 +190,7 @@ export function installPluginCallFaults({ current, pluginFiles, agentRegistry })
       }
     }
     return randomUUID.call(this)
-  }
+  })
 
   // A zone lookup a plugin makes while it loads: building an Intl formatter.
   const lookupFails = () => {
@@ -199,7 +198,7 @@ export function installPluginCallFaults({ current, pluginFiles, agentRegistry })
     return proc !== null && proc.loading === true && pluginFiles.test(callerPast(null).caller) &&
       proc.faults.readFails('zone')
   }
-  Intl.DateTimeFormat = new Proxy(Intl.DateTimeFormat, {
+  patch('zone-faults', Intl, 'DateTimeFormat', (formatter) => new Proxy(formatter, {
     construct(target, args, newTarget) {
       if (lookupFails()) throw new RangeError('zone lookup failed (fault plan)')
       return Reflect.construct(target, args, newTarget)
@@ -208,5 +207,5 @@ export function installPluginCallFaults({ current, pluginFiles, agentRegistry })
       if (lookupFails()) throw new RangeError('zone lookup failed (fault plan)')
       return Reflect.apply(target, thisArg, args)
     },
-  })
+  }))
 }

@@ -2,7 +2,8 @@
 // every zone lookup and projection (a tenth of a millisecond each, a dozen per
 // local `at`). Formatters are immutable, so equal constructor arguments may
 // share one instance; invalid arguments still throw on every call.
-const NativeDateTimeFormat = Intl.DateTimeFormat
+import { patch } from './patches.mjs'
+
 const cache = new Map()
 const LIMIT = 4096
 
@@ -14,7 +15,7 @@ function cacheKey(locales, options) {
   }
 }
 
-Intl.DateTimeFormat = new Proxy(NativeDateTimeFormat, {
+patch('intl-cache', Intl, 'DateTimeFormat', (native) => new Proxy(native, {
   construct(target, args, newTarget) {
     if (newTarget !== Intl.DateTimeFormat) return Reflect.construct(target, args, newTarget)
     const key = cacheKey(args[0], args[1])
@@ -30,4 +31,4 @@ Intl.DateTimeFormat = new Proxy(NativeDateTimeFormat, {
   apply(target, thisArg, args) {
     return Reflect.apply(target, thisArg, args)
   },
-})
+}))

@@ -1,7 +1,9 @@
 // Node 20 lacks Promise.withResolvers (Node >= 22 has it); the official
 // runtime uses it as a class field, so the fallback runtime needs this shim.
-if (typeof Promise.withResolvers !== 'function') {
-  Promise.withResolvers = function withResolvers() {
+import { polyfill } from './patches.mjs'
+
+polyfill('promise-with-resolvers', Promise, 'withResolvers', () =>
+  function withResolvers() {
     let resolve
     let reject
     const promise = new this((res, rej) => {
@@ -9,5 +11,5 @@ if (typeof Promise.withResolvers !== 'function') {
       reject = rej
     })
     return { promise, resolve, reject }
-  }
-}
+  },
+)

@@ -6,6 +6,7 @@
 // wrapper of the official plugin) is recorded with the definition the
 // registry finally holds.
 import ToolRuntime from '@deepseek-ai/dsh-tools'
+import { patch } from './patches.mjs'
 
 /** Marks a tool the host registered itself (preregister_tool). */
 export const HOST_TOOL = Symbol('host tool')
@@ -17,8 +18,7 @@ export function setToolJournal(journal) {
   journalFor = journal
 }
 
-const originalRegister = ToolRuntime.prototype.register
-ToolRuntime.prototype.register = function registerJournaled(definition) {
+patch('tool-journal', ToolRuntime.prototype, 'register', (originalRegister) => function registerJournaled(definition) {
   const agent = this.ctx.agent
   const journal = agent === undefined ? null : journalFor(agent)
   if (journal === null) return originalRegister.call(this, definition)
@@ -43,7 +43,7 @@ ToolRuntime.prototype.register = function registerJournaled(definition) {
     entry.disposed = true
     return dispose.apply(this, args)
   }
-}
+})
 
 /** A host tool `name`: takes any object, answers null. */
 export function hostTool(name) {

@@ -243,7 +243,7 @@ def _checked_shape(
     while it imports the packages (one ends the process, or crashes Node)
     turned into one closed error naming them, never a traceback."""
     from pytest_dsh.npm._shape import check_packages
-    from pytest_dsh.npm.bridge.process import BridgeCrashedError
+    from pytest_dsh.npm.bridge.channel import BridgeCrashedError
     from pytest_dsh.npm.errors import NpmSetupError
 
     try:

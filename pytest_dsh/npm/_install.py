@@ -126,7 +126,9 @@ OWNER: Final = ".dsh-staging-owner.json"
 #: A staging folder older than this is stale whatever its owner file says.
 STALE_AFTER_S: Final = 24 * 3600.0
 #: Bridge files copied into every install (node_modules never is).
-_BRIDGE_FILES: Final = ("server.mjs", "host.mjs", "lib", "package.json", "package-lock.json")
+_BRIDGE_FILES: Final = (
+    "server.mjs", "host.mjs", "protocol.json", "lib", "package.json", "package-lock.json"
+)
 _NPM_FLAGS: Final = ("--no-audit", "--no-fund", "--loglevel=error", "--install-links")
 #: Bumped when the layout of an install changes (old folders are then ignored).
 _FORMAT: Final = 3

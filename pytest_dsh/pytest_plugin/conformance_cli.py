@@ -8,7 +8,9 @@ write ``report.html``, ``report.json`` and ``report.md``, print the verdict.
     dsh-conformance --impl npm --npm schedule=./my-schedule-1.0.0.tgz --expectations known.json
 
 It is pytest underneath (``pytest --pyargs dsh_conformance --dsh-impl=NAME
---dsh-report=DIR -n N ...``); arguments after ``--`` go to pytest unchanged. The
+--dsh-report=DIR -n N ...``, with ``--tb=no -rN`` in ``PYTEST_ADDOPTS``: the
+summary and reports carry each failure); arguments after ``--`` go to pytest
+unchanged (``-- --tb=short`` prints tracebacks again). The
 exit status is the verdict's: 0 conforms (with or without known failures),
 1 does not conform, 6 not assessed; pytest's own statuses claim no verdict:
 4 a usage error, 2 interrupted (Ctrl-C), 3 an internal error.
@@ -29,10 +31,18 @@ import json
 import os
 import pathlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Final, NoReturn
 
-__all__ = ["SECTIONS", "main", "pytest_arguments", "usable_cpus"]
+__all__ = ["QUIET", "SECTIONS", "main", "pytest_arguments", "quiet_addopts", "usable_cpus"]
+
+#: What pytest prints besides its progress and the dsh conformance summary:
+#: no tracebacks and no per-test summary lines. Each failure's message, README
+#: sentence and rerun command are in that summary and in the reports; a
+#: traceback per failure (some 250 lines each) buried the verdict. Given as
+#: PYTEST_ADDOPTS, so options after ``--`` (``-- --tb=short -rfE``) win and a
+#: rerun command, which repeats the command line only, prints its traceback.
+QUIET: Final = ("--tb=no", "-rN")
 
 #: ``--section`` names and the suite packages they run.
 SECTIONS: Final = {
@@ -218,6 +228,12 @@ def _mtime(path: pathlib.Path) -> int | None:
         return None
 
 
+def quiet_addopts(environ: Mapping[str, str]) -> str:
+    """``PYTEST_ADDOPTS`` for the run: :data:`QUIET` first, so the user's own
+    ``PYTEST_ADDOPTS`` and command line override it."""
+    return " ".join([*QUIET, environ.get("PYTEST_ADDOPTS", "")]).strip()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args, report = pytest_arguments(sys.argv[1:] if argv is None else argv)
     import pytest
@@ -229,7 +245,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     summary = report / "report.json"
     before = _mtime(summary)
-    status = int(pytest.main(args))
+    saved = os.environ.get("PYTEST_ADDOPTS")
+    os.environ["PYTEST_ADDOPTS"] = quiet_addopts(os.environ)
+    try:
+        status = int(pytest.main(args))
+    finally:
+        if saved is None:
+            del os.environ["PYTEST_ADDOPTS"]
+        else:
+            os.environ["PYTEST_ADDOPTS"] = saved
     if status in NO_VERDICT:
         detail = {
             2: "the run was stopped before it finished",

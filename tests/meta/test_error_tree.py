@@ -25,7 +25,8 @@ OUTSIDE = {
     "pytest_dsh.driving.seams.SeamMissing",
     # Signals inside one module's machinery, caught there, never raised to a caller.
     "pytest_dsh.fake_host.schema_check.Undecided",
-    "pytest_dsh.npm.bridge.process.RequestFailedError",
+    "pytest_dsh.npm.bridge.channel.RequestFailedError",
+    "pytest_dsh.npm.bridge.channel.ChannelBroken",
 }
 
 

@@ -317,3 +317,35 @@ def test_a_reply_deeper_than_json_loads_reads_leaves_the_process_usable(host):
     assert depth == 3_000
     assert process.alive and host.process is process
     assert schedule_agent(host).call_tool("schedule_list", {}).value == []
+
+
+def test_the_node_bridge_refuses_what_protocol_json_does_not_declare(host):
+    from dataclasses import replace
+
+    from pytest_dsh.npm.bridge.channel import RequestFailedError
+    from pytest_dsh.npm.bridge.protocol import OpSpec
+
+    process = host.process
+    declared = process.protocol
+    teleport = OpSpec("teleport", {}, frozenset(), {}, False)
+    advance = declared.ops["advance"]
+    advance = replace(advance, params={**advance.params, "speed": {}})
+    ops = {**declared.ops, "teleport": teleport, "advance": advance}
+    process.protocol = replace(declared, ops=ops)
+    try:
+        with pytest.raises(RequestFailedError) as undeclared:
+            process.request("teleport")
+        assert str(undeclared.value) == 'op "teleport" is not declared in protocol.json'
+        with pytest.raises(RequestFailedError) as unknown:
+            process.request("advance", ms=1, speed=2)
+        assert str(unknown.value) == 'op "advance" declares no parameter "speed"'
+        with pytest.raises(RequestFailedError) as mismatch:
+            process.request("hello", protocol=999)
+        assert str(mismatch.value) == (
+            f"this bridge speaks protocol {declared.version} (protocol.json), the driver 999"
+        )
+    finally:
+        process.protocol = declared
+    result, _ = process.request("hello", protocol=declared.version)
+    assert result["protocol"] == declared.version
+    assert process.alive

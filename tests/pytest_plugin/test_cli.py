@@ -165,3 +165,11 @@ def test_one_section_on_the_official_build_keeps_its_known_failures(tmp_path, br
     known = [t for t in document["tests"] if t["outcome"] == "xfailed"]
     assert len(known) >= 5
     assert all(t["known_failure"].startswith("deviates from TC-") for t in known)
+
+
+def test_pytest_prints_no_traceback_unless_the_user_asks():
+    # The summary and the reports carry each failure; the user's own options win.
+    from pytest_dsh.pytest_plugin.conformance_cli import quiet_addopts
+
+    assert quiet_addopts({}) == "--tb=no -rN"
+    assert quiet_addopts({"PYTEST_ADDOPTS": "--tb=long"}) == "--tb=no -rN --tb=long"

@@ -95,10 +95,10 @@ _CHILD = textwrap.dedent(
     runtime = IMPLEMENTATION.prepare()
     process = BridgeProcess(runtime, locate_node(runtime.folder))
     print(process.pid, flush=True)
-    process._stdin.write(b'{"id": 1, "op": "%s"}\\n')
-    process._stdin.flush()
-    print(process._read_line(), flush=True)  # the op announces itself, then never answers
-    process._read_line()
+    lines = process._node_transport  # below the channel: the raw lines
+    lines.send(b'{"id": 2, "op": "%s"}')
+    print(lines.receive(), flush=True)  # the op announces itself, then never answers
+    lines.receive()
     """
 )
 

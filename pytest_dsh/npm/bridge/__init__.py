@@ -1,6 +1,9 @@
 """The Node bridge, seen from Python: the process that runs an npm build in
 the real DSH host services, and the driver that speaks to it.
 
+* :mod:`~pytest_dsh.npm.bridge.protocol`: ``protocol.json``, the declaration both halves read;
+* :mod:`~pytest_dsh.npm.bridge.channel`: the driver's channel over a replaceable
+  transport (the Node process, or :class:`MemoryTransport` with no Node);
 * :mod:`~pytest_dsh.npm.bridge.process`: finding Node and the bridge, starting,
   pooling and stopping bridge processes, one JSON request at a time;
 * :mod:`~pytest_dsh.npm.bridge.driver`: :class:`BridgeHostDriver` and
@@ -16,13 +19,18 @@ is one :class:`~pytest_dsh.npm.NodeImplementation` among others.
 
 from __future__ import annotations
 
+from pytest_dsh.npm.bridge.channel import (
+    BridgeChannel,
+    BridgeCrashedError,
+    MemoryTransport,
+    Transport,
+)
 from pytest_dsh.npm.bridge.driver import (
     BridgeAgentDriver,
     BridgeHostDriver,
     BridgeOperationError,
 )
 from pytest_dsh.npm.bridge.process import (
-    BridgeCrashedError,
     BridgeProcess,
     BridgeUnavailableError,
     acquire_process,
@@ -35,11 +43,14 @@ from pytest_dsh.npm.bridge.process import (
 
 __all__ = [
     "BridgeAgentDriver",
+    "BridgeChannel",
     "BridgeCrashedError",
     "BridgeHostDriver",
     "BridgeOperationError",
     "BridgeProcess",
     "BridgeUnavailableError",
+    "MemoryTransport",
+    "Transport",
     "acquire_process",
     "bridge_timings",
     "checked_node",

@@ -66,14 +66,9 @@ from pytest_dsh.errors import (
     UnknownPluginError,
 )
 from pytest_dsh.npm._install import BridgeRuntime
+from pytest_dsh.npm.bridge.channel import BridgeChannel, NodeFailure, RequestFailedError
 from pytest_dsh.npm.bridge.json_text import stringify
-from pytest_dsh.npm.bridge.process import (
-    BridgeProcess,
-    NodeFailure,
-    RequestFailedError,
-    acquire_process,
-    release_process,
-)
+from pytest_dsh.npm.bridge.process import BridgeProcess, acquire_process, release_process
 
 __all__ = ["BridgeAgentDriver", "BridgeHostDriver", "BridgeOperationError"]
 
@@ -417,13 +412,19 @@ class BridgeHostDriver:
         start_ms: int,
         withhold: frozenset[str] = frozenset(),
         jsonl_root: str | os.PathLike[str] | None = None,
-        runtime: BridgeRuntime,
+        runtime: BridgeRuntime | None = None,
+        channel: BridgeChannel | None = None,
     ) -> None:
         """``jsonl_root``: persist sessions with DSH's JSONL backend
         under that folder instead of in memory (needs Node >= 22.15); as on the
         fake host, :meth:`durable_events` then reads the session files.
         ``runtime``: the bridge install and packages to run (an npm implementation's
-        :meth:`~pytest_dsh.npm.NodeImplementation.prepare`)."""
+        :meth:`~pytest_dsh.npm.NodeImplementation.prepare`), served by a pooled
+        Node process. ``channel`` instead: a channel of the caller's (a
+        :class:`~pytest_dsh.npm.bridge.channel.MemoryTransport`, for one), used
+        for this host alone and left open at close."""
+        if (runtime is None) == (channel is None):
+            raise TypeError("give exactly one of runtime= and channel=")
         self.implementation_name = name
         self.implementation_version = version
         self._faults = FaultPlan()
@@ -441,20 +442,26 @@ class BridgeHostDriver:
         lock = _NO_LOCK if root is None else lock_root(Path(root))
         self._release_root = weakref.finalize(self, _unlock, lock)
         try:
-            self._process: BridgeProcess = acquire_process(runtime)
+            self._process: BridgeChannel = (
+                channel if channel is not None else acquire_process(cast(BridgeRuntime, runtime))
+            )
         except BaseException:
             self._release_root()  # no Node process: the root is not ours to hold
             raise
         try:
             self._call("reset", start_ms=start_ms, withhold=sorted(withhold), jsonl_root=root)
         except BaseException:
-            release_process(self._process)
+            self._release_channel()
             self._release_root()
             raise
 
     @property
-    def process(self) -> BridgeProcess:
+    def process(self) -> BridgeChannel:
         return self._process
+
+    def _release_channel(self) -> None:
+        if isinstance(self._process, BridgeProcess):
+            release_process(self._process)
 
     # -- the channel ---------------------------------------------------------------
 
@@ -698,5 +705,5 @@ class BridgeHostDriver:
                 self._call("close")
         finally:
             self._closed = True
-            release_process(self._process)
+            self._release_channel()
             self._release_root()

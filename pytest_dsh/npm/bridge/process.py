@@ -11,8 +11,10 @@ lifetime, and a second host opened while the first is still open gets a second
 process (each process owns one fake clock). Each runtime has its own pool.
 
 The protocol is JSON lines: one request per line on stdin, one reply per line
-on stdout (``{"id", "ok", "result" | "error", "sync"}``). Node's console output
-goes to stderr, which is kept in a temporary file for diagnostics.
+on stdout (``{"id", "ok", "result" | "error", "sync"}``), declared in the
+bridge's ``protocol.json`` and spoken by :class:`~pytest_dsh.npm.bridge.channel.BridgeChannel`;
+:class:`NodeTransport` carries the lines. Node's console output goes to
+stderr, which is kept in a temporary file for diagnostics.
 """
 
 from __future__ import annotations
@@ -32,18 +34,22 @@ from typing import IO, Any, Final, final
 
 from pytest_dsh.driving import runaway
 from pytest_dsh.driving.runaway import RunawayError
-from pytest_dsh.errors import DshKitError, ImplementationError
+from pytest_dsh.errors import ImplementationError
 from pytest_dsh.npm._install import BridgeRuntime
-from pytest_dsh.npm.bridge.json_text import parse, stringify
+from pytest_dsh.npm.bridge.channel import (
+    BridgeChannel,
+    BridgeCrashedError,
+    ChannelBroken,
+    NodeFailure,
+    RequestFailedError,
+)
 from pytest_dsh.npm.errors import NodeTooOldError
 
 __all__ = [
     "MIN_NODE",
-    "BridgeCrashedError",
     "BridgeProcess",
     "BridgeUnavailableError",
-    "NodeFailure",
-    "RequestFailedError",
+    "NodeTransport",
     "acquire_process",
     "bridge_timings",
     "checked_node",
@@ -69,26 +75,8 @@ _SETUP_HINT: Final = (
 )
 
 
-def _excerpt(line: bytes | str) -> str:
-    text = line.decode("utf-8", "replace") if isinstance(line, bytes) else line
-    return repr(text if len(text) <= 200 else text[:200] + "...")
-
-
 class BridgeUnavailableError(ImplementationError):
     """The bridge folder, its ``node_modules`` or a Node runtime is missing."""
-
-
-class BridgeCrashedError(DshKitError, RuntimeError):
-    """The Node process died or stopped answering."""
-
-
-@dataclass(frozen=True, slots=True)
-class NodeFailure:
-    """An error the bridge reported; the driver maps ``kind`` to an exception."""
-
-    kind: str
-    message: str
-    details: dict[str, Any] = field(default_factory=dict)
 
 
 def _is_bridge(folder: Path) -> bool:
@@ -209,16 +197,14 @@ def bridge_timings() -> _Timings:
 
 
 @final
-class BridgeProcess:
-    """One Node bridge process and its JSON-lines channel."""
+class NodeTransport:
+    """The lines of one Node bridge process: its stdin and stdout, bounded by
+    the request timeout and the test's wall-clock budget."""
 
     def __init__(self, runtime: BridgeRuntime, node: Path) -> None:
-        self.runtime = runtime
-        self.bridge = bridge = runtime.folder
-        self.node = node
+        bridge = runtime.folder
         # Kept open for the process lifetime (closed in close()): stderr tail for errors.
         self._stderr: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115
-        started = time.perf_counter()
         self._proc = subprocess.Popen(
             [str(node), *node_flags(node), str(bridge / "server.mjs")],
             cwd=bridge,
@@ -237,33 +223,28 @@ class BridgeProcess:
         self._selector = selectors.DefaultSelector()
         self._selector.register(self._stdout_fd, selectors.EVENT_READ)
         self._buffer = b""
-        self._next_id = 0
-        #: Why the process was stopped after a protocol failure (None while sound).
-        self._failure: str | None = None
-        #: The TZ value last sent to the bridge (Node starts with our environment).
-        self.sent_tz: str | None = os.environ.get("TZ")
-        hello = self._read_line()
-        if not hello.get("ready"):
-            raise BridgeCrashedError(f"unexpected bridge greeting: {hello!r}")
-        self.node_version: str = hello["node"]
-        self.versions: dict[str, str] = hello["versions"]
-        #: What the bridge found for each role: {package, version, invariant} or a problem.
-        self.packages: dict[str, dict[str, Any]] = hello.get("packages", {})
-        _timings.startups.append(time.perf_counter() - started)
-
-    @property
-    def alive(self) -> bool:
-        return self._failure is None and self._proc.poll() is None
 
     @property
     def pid(self) -> int:
         return self._proc.pid
 
-    def _stderr_tail(self) -> str:
+    def running(self) -> bool:
+        return self._proc.poll() is None
+
+    def diagnostics(self) -> str:
+        if self._stderr.closed:
+            return ""
         self._stderr.seek(0)
         return self._stderr.read().decode("utf-8", "replace")[-4000:]
 
-    def _read_line(self) -> dict[str, Any]:
+    def send(self, line: bytes) -> None:
+        try:
+            self._stdin.write(line + b"\n")
+            self._stdin.flush()
+        except BrokenPipeError:
+            raise ChannelBroken("the bridge is gone") from None
+
+    def receive(self) -> bytes:
         deadline = time.monotonic() + REQUEST_TIMEOUT_S
         wall_left = runaway.budget.wall_left()
         budget_bound = wall_left is not None and wall_left < REQUEST_TIMEOUT_S
@@ -273,119 +254,56 @@ class BridgeProcess:
             remaining = deadline - time.monotonic()
             if remaining <= 0 or not self._selector.select(remaining):
                 if budget_bound:
-                    error = self._desynchronised("the test's wall-clock budget ran out")
-                    raise RunawayError(
-                        f"the bridge did not answer within the test's wall-clock budget of "
-                        f"{runaway.budget.wall_s:g} s (--dsh-wall-budget): the "
-                        f"implementation never settles; the Node process was stopped. {error}"
-                    )
-                raise self._desynchronised(
-                    f"the bridge did not answer within {REQUEST_TIMEOUT_S:.0f} s"
-                )
+                    raise ChannelBroken("the test's wall-clock budget ran out", out_of_budget=True)
+                raise ChannelBroken(f"the bridge did not answer within {REQUEST_TIMEOUT_S:.0f} s")
             chunk = os.read(self._stdout_fd, 1 << 16)
             if not chunk:
-                raise self._desynchronised(f"the bridge exited (code {self._proc.wait()})")
+                raise ChannelBroken(f"the bridge exited (code {self._proc.wait()})")
             self._buffer += chunk
             if len(self._buffer) > MAX_REPLY_BYTES:
-                raise self._desynchronised(
-                    f"the bridge sent a line longer than {MAX_REPLY_BYTES} bytes"
-                )
+                raise ChannelBroken(f"the bridge sent a line longer than {MAX_REPLY_BYTES} bytes")
         line, _, self._buffer = self._buffer.partition(b"\n")
-        try:
-            # A plugin may append or return a value deeper than json.loads reads.
-            reply = parse(line)
-        except ValueError:
-            raise self._desynchronised(
-                f"the bridge sent a line that is not JSON: {_excerpt(line)}"
-            ) from None
-        if not isinstance(reply, dict):
-            raise self._desynchronised(
-                f"the bridge sent a line that is not a reply object: {_excerpt(line)}"
-            )
-        return reply
+        return line
 
-    def _desynchronised(self, reason: str) -> BridgeCrashedError:
-        """Stop the process (it can no longer be trusted to answer in step) and
-        the error for the call that found out; later calls get the same reason."""
-        self.kill()
-        self._failure = f"{reason}; the bridge process was stopped"
-        return BridgeCrashedError(f"{self._failure}; stderr:\n{self._stderr_tail()}")
-
-    def request(self, op: str, **args: Any) -> tuple[Any, dict[str, Any]]:
-        """Send one request; return ``(result, sync)`` or raise :class:`NodeFailure`.
-
-        A reply that is not the answer to this request (garbage, a line that is
-        not JSON, an unsolicited or out-of-order reply) stops the process and
-        raises :class:`BridgeCrashedError`; the pool then drops it.
-        """
-        if self._failure is not None:
-            raise BridgeCrashedError(f"this bridge process is unusable: {self._failure}")
-        self._next_id += 1
-        message = {"id": self._next_id, "op": op, **args}
-        try:
-            line = json.dumps(message, allow_nan=False)
-        except (ValueError, RecursionError):
-            # A non-finite float (spelled the bridge's way), or a value deeper
-            # than json's recursion goes (written with an explicit stack).
-            line = stringify(message, revivable=True)
-        try:
-            self._stdin.write(line.encode("utf-8") + b"\n")
-            self._stdin.flush()
-        except BrokenPipeError:
-            raise self._desynchronised("the bridge is gone") from None
-        try:
-            reply = self._read_line()
-        except BaseException as exc:
-            # Interrupted mid-request (a signal, Ctrl-C): the reply will arrive
-            # later and be taken for the next one's; the process is unusable.
-            if self._failure is None:
-                self._desynchronised(f"a request was interrupted ({type(exc).__name__})")
-            raise
-        _timings.requests += 1
-        if reply.get("id") != self._next_id or not isinstance(reply.get("ok"), bool):
-            raise self._desynchronised(
-                f"the bridge answered request {self._next_id} ({op}) with a reply that "
-                f"is not its answer: {_excerpt(json.dumps(reply))}"
-            )
-        sync: dict[str, Any] = reply.get("sync") or {}
-        if not reply["ok"]:
-            error = dict(reply["error"])
-            failure = NodeFailure(error.pop("kind"), error.pop("message"), error)
-            raise RequestFailedError(failure, sync)
-        return reply["result"], sync
-
-    def retire(self, reason: str) -> None:
-        """Stop a process whose host can no longer be trusted (its test ran
-        away): later calls say ``reason``, and the pool drops it."""
-        if self._failure is None:
-            self._failure = f"{reason}; the bridge process was stopped"
-        self.kill()
-
-    def kill(self) -> None:
+    def stop(self) -> None:
         if self._proc.poll() is None:
             self._proc.kill()
             self._proc.wait()
 
     def close(self) -> None:
-        """End the process (idempotent; safe after a protocol failure)."""
         if self._proc.poll() is None:
             try:
                 self._stdin.close()
                 self._proc.wait(timeout=5)
             except (OSError, subprocess.TimeoutExpired):
-                self.kill()
+                self.stop()
         if not self._stderr.closed:
             self._selector.close()
             self._stderr.close()
 
 
-class RequestFailedError(Exception):
-    """A failed request with the sync payload that came with it."""
+@final
+class BridgeProcess(BridgeChannel):
+    """One Node bridge process and its channel (what the pool hands out)."""
 
-    def __init__(self, failure: NodeFailure, sync: dict[str, Any]) -> None:
-        super().__init__(failure.message)
-        self.failure = failure
-        self.sync = sync
+    def __init__(self, runtime: BridgeRuntime, node: Path) -> None:
+        self.runtime = runtime
+        self.bridge = runtime.folder
+        self.node = node
+        started = time.perf_counter()
+        self._node_transport = NodeTransport(runtime, node)
+        super().__init__(self._node_transport, where=str(runtime.folder))
+        # Node starts with our environment, so it already has our zone.
+        self.sent_tz = os.environ.get("TZ")
+        _timings.startups.append(time.perf_counter() - started)
+
+    @property
+    def pid(self) -> int:
+        return self._node_transport.pid
+
+    def request(self, op: str, **args: Any) -> tuple[Any, dict[str, Any]]:
+        _timings.requests += 1
+        return super().request(op, **args)
 
 
 _idle: dict[BridgeRuntime, list[BridgeProcess]] = {}
