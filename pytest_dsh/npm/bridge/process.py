@@ -33,15 +33,11 @@ from pathlib import Path
 from typing import IO, Any, Final, final
 
 from pytest_dsh.driving import runaway
-from pytest_dsh.driving.runaway import RunawayError
 from pytest_dsh.errors import ImplementationError
 from pytest_dsh.npm._install import BridgeRuntime
 from pytest_dsh.npm.bridge.channel import (
     BridgeChannel,
-    BridgeCrashedError,
     ChannelBroken,
-    NodeFailure,
-    RequestFailedError,
 )
 from pytest_dsh.npm.errors import NodeTooOldError
 
