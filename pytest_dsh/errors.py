@@ -14,7 +14,9 @@ them, each with the module that defines it. A second base (``KeyError``,
     │   │   ├── NpmMissingError, PackageNotFoundError, PeerConflictError,
     │   │   ├── NotADshPluginError, NodeTooOldError, UnknownHostError,
     │   │   └── NpmInstallError  (one per problem, described in npm.errors)
-    │   └── BridgeUnavailableError   npm.bridge: no bridge folder, node_modules or Node
+    │   ├── BridgeUnavailableError   npm.bridge: no bridge folder, node_modules or Node
+    │   ├── BridgeStartError     npm.bridge.channel: the bridge could not put its DSH host together
+    │   └── BridgeProtocolError  npm.bridge.protocol: the bridge speaks another protocol version
     ├── ExpectationsError        expectations: a dsh-expectations/1 file cannot be used
     ├── JsonlRootError           driving.jsonl_root: a JSONL root a host cannot use
     │   ├── RootUnusableError    the root cannot hold sessions
@@ -30,6 +32,7 @@ them, each with the module that defines it. A second base (``KeyError``,
     ├── UnreadableFileError      (also ValueError) npm._files: a file the kit will not read
     ├── BridgeCrashedError       (also RuntimeError) npm.bridge: the Node process died
     ├── BridgeOperationError     (also RuntimeError) npm.bridge: the Node host raised something else
+    ├── UndeclaredOpError        (also TypeError) npm.bridge.protocol: an undeclared op
     ├── ReportPathError          pytest_plugin.reporting: --dsh-report names no usable file
     └── ReportWriteError         pytest_plugin.reporting: the report could not be written
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from pytest_dsh.errors import ImplementationError
+from pytest_dsh.errors import DshKitError, ImplementationError
 
 __all__ = [
     "PROTOCOL_FILE",
@@ -51,7 +51,7 @@ class BridgeProtocolError(ImplementationError):
     """The Node bridge and this kit do not speak the same protocol version."""
 
 
-class UndeclaredOpError(TypeError):
+class UndeclaredOpError(DshKitError, TypeError):
     """The kit asked for an op, or passed a parameter, that ``protocol.json``
     does not declare: a programming error, caught before anything is sent."""
 
