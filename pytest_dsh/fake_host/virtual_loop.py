@@ -148,10 +148,10 @@ class VirtualSelector(selectors.BaseSelector):
         )
 
     def select(self, timeout: float | None = None) -> list[tuple[selectors.SelectorKey, int]]:
-        self._watch(self._clock.monotonic())
+        now = self._clock.monotonic()  # _watch never moves the clock
+        self._watch(now)
         if timeout is not None and timeout <= 0:
             return []
-        now = self._clock.monotonic()
         if timeout is None or now + timeout > self.horizon:
             # Idle until after the horizon: time reaches the horizon and the
             # drive ends.
