@@ -14,7 +14,9 @@ cheap checks decide whether the log still extends the prefix already folded:
 * a fingerprint of that event's JSON text is unchanged (an event edited in place).
 
 Anything else means "refold from the start". Every check costs O(1) in the
-length of the log: the fingerprint reads one event. An earlier event edited in
+length of the log: the fingerprint reads one event. A host's read-only event
+(:class:`~pytest_dsh.contract.frozen_json.FrozenEvent`) cannot change in
+place, so for it the identity check alone decides. An earlier event edited in
 place while the last one stays intact is not detected; logs are append-only by
 contract, and these checks guard against the realistic failures listed above.
 """
@@ -25,7 +27,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Final, final
 
-from pytest_dsh.contract.frozen_json import event_text
+from pytest_dsh.contract.frozen_json import FrozenEvent, event_text
 
 __all__ = ["LogCursor", "event_fingerprint"]
 
@@ -55,7 +57,7 @@ def _seq(event: object) -> object:
 class LogCursor:
     """How far a projection has read, and the identity of the last event read."""
 
-    __slots__ = ("_last", "_last_fingerprint", "_last_seq", "read")
+    __slots__ = ("_last", "_last_fingerprint", "_last_read_only", "_last_seq", "read")
 
     def __init__(self) -> None:
         #: Number of events of the log already folded into the projection.
@@ -63,6 +65,7 @@ class LogCursor:
         self._last: object = _UNSET
         self._last_seq: object = None
         self._last_fingerprint = 0
+        self._last_read_only = False
 
     def extends_read_prefix(self, events: Sequence[object]) -> bool:
         """Whether ``events`` still starts with the prefix this cursor read."""
@@ -71,9 +74,10 @@ class LogCursor:
         if self.read == 0:
             return True
         last = events[self.read - 1]
-        return (
-            last is self._last
-            and _seq(last) == self._last_seq
+        if last is not self._last:
+            return False
+        return self._last_read_only or (
+            _seq(last) == self._last_seq
             and event_fingerprint(last) == self._last_fingerprint
         )
 
@@ -88,6 +92,9 @@ class LogCursor:
             return
         last = events[end - 1]
         self._last = last
+        self._last_read_only = type(last) is FrozenEvent
+        if self._last_read_only:
+            return  # identity is enough: its seq and text cannot change
         self._last_seq = _seq(last)
         self._last_fingerprint = event_fingerprint(last)
 
@@ -97,3 +104,4 @@ class LogCursor:
         self._last = _UNSET
         self._last_seq = None
         self._last_fingerprint = 0
+        self._last_read_only = False

@@ -60,9 +60,10 @@ class Budget:
 budget = Budget()
 
 
-def count_growth(what: str) -> None:
-    """Count one appended event or queued follow-up (``what``) against the
-    test's growth budget. Past it, raise :class:`RunawayError` where the growth
+def count_growth(what: str, suffix: str = "") -> None:
+    """Count one appended event or queued follow-up (``what`` + ``suffix``,
+    joined only for the message, so the common unlimited case builds no
+    string) against the test's growth budget. Past it, raise :class:`RunawayError` where the growth
     happens (synchronous code that appends in a loop never returns to the event
     loop) and leave the cause for the loop, which reports it even when the
     raise landed in a task."""
@@ -75,7 +76,7 @@ def count_growth(what: str) -> None:
     current.growth_left = None  # reported once; closing the host may still append
     current.overgrown = (
         f"the test appended events and queued follow-ups {current.growth} times "
-        f"(--dsh-growth-budget), the last a {what}: the event log or the follow-up "
+        f"(--dsh-growth-budget), the last a {what}{suffix}: the event log or the follow-up "
         "queue grows without end"
     )
     raise RunawayError(f"runaway implementation: {current.overgrown}")

@@ -271,7 +271,7 @@ class HostProcess:
                 raise AppendRejectedError(str(exc)) from exc
         # Nothing after the guard refuses an append: it is stored now.
         self.trace.record_append(session.id, event["type"], event["seq"])
-        count_growth(f"{event['type']} event")
+        count_growth(event["type"], " event")
 
     # -- hooks ------------------------------------------------------------------
 

@@ -45,6 +45,7 @@ from dsh_reference.schedule.core import (
     SCHEDULE_CHANGE_EVENT_TYPE,
     SCHEDULE_CHANGE_VERSION,
     ChangeEventWatch,
+    Decision,
     EveryBatchDue,
     EveryDispatchChange,
     OneShotDue,
@@ -89,6 +90,12 @@ class LiveOwner:
         self._stopping = False
         self._faulted = False
         self._stop = asyncio.Event()
+        # The last decision and what it was made from: (fold state, events
+        # folded, decision time, decision). A decision is a pure function of
+        # the fold and the time, so the same fold at the same instant (the
+        # claim's refold when nothing was appended since the drive's read)
+        # gives this same decision without computing it again.
+        self._last_decision: tuple[ScheduleFold, int, int, Decision] | None = None
 
     # -- triggers ---------------------------------------------------------------
 
@@ -217,12 +224,18 @@ class LiveOwner:
             self._warn(f"corrupt schedule log: {exc}")
             return None
 
-    def _decide(self, folded: ScheduleFold, now: int) -> Wait | OneShotDue | EveryBatchDue | None:
+    def _decide(self, folded: ScheduleFold, now: int) -> Decision | None:
+        position = self.projection.folded_through
+        last = self._last_decision
+        if last is not None and last[0] is folded and last[1] == position and last[2] == now:
+            return last[3]
         try:
-            return due_decision_after(folded, now)
+            decision = due_decision_after(folded, now)
         except (ScheduleLogError, ValueError) as exc:
             self._warn(f"fixed-rate decision failed: {exc}")
             return None
+        self._last_decision = (folded, position, now, decision)
+        return decision
 
     # -- timers and idle waits ----------------------------------------------------------
 

@@ -40,6 +40,12 @@ class ScheduleProjection:
         self.reads = 0
         self.refolds = 0
 
+    @property
+    def folded_through(self) -> int:
+        """How many events of the log the last read's state has folded: the
+        same state object at the same position holds the same fold."""
+        return self._cursor.read
+
     def read(self, events: Sequence[object], seed_length: object = 0) -> ScheduleFold:
         """The fold of ``events[seed_length:]``; raises :class:`ScheduleLogError`
         exactly when :func:`fold_schedule_events` would. The returned state is

@@ -29,6 +29,7 @@ from dsh_reference.schedule.core import (
     due_decision_after,
     fold_schedule_events,
 )
+from pytest_dsh.contract.frozen_json import FrozenEvent, frozen_event
 from pytest_dsh.strategies.schedule import corrupt_schedule_logs, schedule_logs
 
 START = 1_767_225_600_000
@@ -87,8 +88,20 @@ operations = st.lists(
     ),
     noise=st.lists(st.integers(0, 2), max_size=4),
     steps=operations,
+    read_only=st.booleans(),
 )
-def test_a_projection_equals_a_refold_after_every_change_of_the_log(source, noise, steps):
+def test_a_projection_equals_a_refold_after_every_change_of_the_log(
+    source, noise, steps, read_only
+):
+    """``read_only``: the log holds a host's read-only events (which the
+    projection trusts by identity), as the fake host's sessions do."""
+
+    def stored(event: dict[str, Any]) -> Any:
+        if not read_only:
+            return event
+        envelope = {k: v for k, v in event.items() if k not in ("type", "seq", "time", "data")}
+        return frozen_event(event["type"], event["seq"], event["time"], event["data"], envelope)
+
     pending = _events(source, noise)
     log: list[Any] = []
     seed = 0
@@ -97,7 +110,7 @@ def test_a_projection_equals_a_refold_after_every_change_of_the_log(source, nois
     for operation, amount in steps:
         if operation == "append":
             for event in pending[:amount]:
-                log.append({**event, "seq": len(log)})
+                log.append(stored({**event, "seq": len(log)}))
             del pending[:amount]
         elif operation == "crash":  # storage kept a prefix; the new log holds copies
             log = copy.deepcopy(log[: max(seed, len(log) - amount)])
@@ -106,20 +119,27 @@ def test_a_projection_equals_a_refold_after_every_change_of_the_log(source, nois
         elif operation == "fork":
             log, seed = copy.deepcopy(log), len(log)
         elif operation == "compact":
-            log.append({"type": "compact/start", "seq": len(log), "time": START, "data": {}})
-            log.append({"type": "user/message", "seq": len(log), "time": START,
-                        "data": {"content": []}, "sourceEventSeqs": list(range(len(log) - 1))})
+            log.append(stored({"type": "compact/start", "seq": len(log), "time": START,
+                               "data": {}}))
+            log.append(stored({"type": "user/message", "seq": len(log), "time": START,
+                               "data": {"content": []},
+                               "sourceEventSeqs": list(range(len(log) - 1))}))
         elif operation == "edit" and len(log) > seed:
-            # The last event changes in place: same object, same seq, other content.
-            log[-1]["data"] = {"version": 1, "operation": "delete", "id": f"edited-{amount}"}
-            log[-1]["type"] = "schedule/change"
+            edited = {"version": 1, "operation": "delete", "id": f"edited-{amount}"}
+            if isinstance(log[-1], FrozenEvent):
+                # A read-only event cannot change in place: it is replaced.
+                log[-1] = stored({**log[-1], "type": "schedule/change", "data": edited})
+            else:
+                # The last event changes in place: same object, same seq, other content.
+                log[-1]["data"] = edited
+                log[-1]["type"] = "schedule/change"
         elif operation == "regrow" and log:
             # Truncated in place, then grown back to its old length with other events.
             keep = max(seed, len(log) - 1 - amount)
             grown = len(log)
             del log[keep:]
             while len(log) < grown:
-                log.append({"type": "note", "seq": len(log), "time": START, "data": {}})
+                log.append(stored({"type": "note", "seq": len(log), "time": START, "data": {}}))
         _assert_matches_refold(projection, log, seed)
 
 
