@@ -32,7 +32,6 @@ host does not spin again; the test fails with the error.
 from __future__ import annotations
 
 import asyncio
-import heapq
 import math
 import selectors
 import time
@@ -58,12 +57,6 @@ CREEP_WAKEUPS: Final = 5_000
 CREEP_STEP_S: Final = 0.001
 #: Iterations between two looks at the wall clock (reading it is not free).
 _WALL_CHECK_EVERY: Final = 512
-#: asyncio's own bounds (``base_events``): with more timers than this, of which
-#: more than this fraction are cancelled, asyncio rebuilds its timer heap; and
-#: the longest it waits in one iteration.
-_MIN_SCHEDULED_TIMER_HANDLES: Final = 100
-_MIN_CANCELLED_TIMER_HANDLES_FRACTION: Final = 0.5
-_MAXIMUM_SELECT_TIMEOUT: Final = 24 * 3600
 
 
 class VirtualSelector(selectors.BaseSelector):
@@ -207,44 +200,6 @@ class VirtualEventLoop(asyncio.SelectorEventLoop):
 
     def time(self) -> float:
         return self._virtual_clock.monotonic()
-
-    def _run_once(self) -> None:
-        """One iteration, as ``BaseEventLoop._run_once`` does it, for a selector
-        that never reports I/O: no events to process, the clock read directly.
-        Debug mode and the rare rebuild of a timer heap full of cancelled
-        timers take asyncio's own iteration."""
-        internals = _internals(self)
-        scheduled = internals._scheduled
-        count = len(scheduled)
-        if internals._debug or (
-            count > _MIN_SCHEDULED_TIMER_HANDLES
-            and internals._timer_cancelled_count / count > _MIN_CANCELLED_TIMER_HANDLES_FRACTION
-        ):
-            super()._run_once()  # type: ignore[misc]
-            return
-        while scheduled and scheduled[0]._cancelled:
-            internals._timer_cancelled_count -= 1
-            heapq.heappop(scheduled)._scheduled = False
-        ready = internals._ready
-        clock = self._virtual_clock
-        timeout: float | None = None
-        if ready or internals._stopping:
-            timeout = 0
-        elif scheduled:
-            timeout = min(max(0, scheduled[0]._when - clock.monotonic()), _MAXIMUM_SELECT_TIMEOUT)
-        self._virtual_selector.select(timeout)  # moves virtual time; never any I/O
-        end_time = clock.monotonic() + self._clock_resolution
-        while scheduled:
-            handle = scheduled[0]
-            if handle._when >= end_time:
-                break
-            heapq.heappop(scheduled)._scheduled = False
-            ready.append(handle)
-        # Only the callbacks ready now: those they schedule run next iteration.
-        for _ in range(len(ready)):
-            handle = ready.popleft()
-            if not handle._cancelled:
-                handle._run()
 
     def drive(self, seconds: float) -> None:
         """Run callbacks and timers until ``seconds`` of virtual time have passed
