@@ -126,8 +126,11 @@ class LiveOwner:
 
     async def _run_requested(self) -> None:
         while self._requested and not self._stopping and not self._faulted:
-            self._requested = False
             async with self._queue:
+                # Cleared once the queue is ours, not before: a request made
+                # while a create holds the queue is served by this drive, whose
+                # preflight and read come after it, instead of by one more.
+                self._requested = False
                 await self._drive_once()
 
     def _retire(self, run: asyncio.Task[None]) -> None:
