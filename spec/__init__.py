@@ -8,4 +8,7 @@ open, pinned to the official build (``pinned_details.json``, PIN-IDs);
 The kit, the suite, the fixtures and the reference all import this package;
 it imports the standard library only, so citing the spec never loads pytest,
 a host or the suite.
+
+PYTEST_DONT_REWRITE: it holds no assertions, and ``dsh-conformance`` reads it
+before pytest starts, so pytest must not try to rewrite it.
 """
