@@ -28,7 +28,7 @@ export DSH_BRIDGE_DIR := $(CURDIR)/bridge
 
 .PHONY: install conformance conformance-official test lint typecheck unit mutants bridge clean
 
-$(STAMP): pyproject.toml requirements/constraints.txt $(shell find pytest_dsh reference conformance fixtures spec -type f -not -path '*/__pycache__/*' 2>/dev/null) $(BRIDGE_FILES)
+$(STAMP): pyproject.toml requirements/constraints.txt $(shell find pytest_dsh reference conformance fixtures specification -type f -not -path '*/__pycache__/*' 2>/dev/null) $(BRIDGE_FILES)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	rm -rf build  # a stale build/ folder can carry deleted modules into the wheel
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c requirements/constraints.txt 'ruff' 'mypy'
@@ -59,7 +59,7 @@ typecheck: $(STAMP)
 	@mkdir -p .typecheck
 	@ln -sfn ../pytest_dsh .typecheck/pytest_dsh; ln -sfn ../reference .typecheck/dsh_reference
 	@ln -sfn ../fixtures .typecheck/dsh_fixtures; ln -sfn ../conformance .typecheck/dsh_conformance
-	@ln -sfn ../spec .typecheck/dsh_spec
+	@ln -sfn ../specification .typecheck/dsh_spec
 	cd .typecheck && ../$(BIN)/mypy --config-file ../pyproject.toml -p pytest_dsh -p dsh_reference -p dsh_fixtures -p dsh_spec
 
 # The HTML report is checked in a headless Chromium (Debian package).

@@ -315,8 +315,8 @@ def npm_author_run(workers: int) -> list[str]:
     elapsed, cpu = time.perf_counter() - began, _children_cpu() - cpu
     lines = done.stdout.count("\n")
     verdict = next((line for line in reversed(done.stdout.splitlines()) if line.strip()), "")
-    return [f"npm author's full run, official schedule package, {workers} workers", f"{elapsed:.1f}",
-            f"{cpu:.1f}", f"{lines:,} lines printed; {verdict.strip()}"]
+    return [f"npm author's full run, official schedule package, {workers} workers",
+            f"{elapsed:.1f}", f"{cpu:.1f}", f"{lines:,} lines printed; {verdict.strip()}"]
 
 
 # -- report ------------------------------------------------------------------------------

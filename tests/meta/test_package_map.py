@@ -13,7 +13,7 @@ MAP = (ROOT / "docs" / "package-map.md").read_text("utf-8")
 
 
 def _modules() -> list[pathlib.Path]:
-    found = [*ROOT.glob("pytest_dsh/**/*.py"), *ROOT.glob("spec/*.py"),
+    found = [*ROOT.glob("pytest_dsh/**/*.py"), *ROOT.glob("specification/*.py"),
              *ROOT.glob("bridge/*.mjs"), *ROOT.glob("bridge/lib/*.mjs")]
     return sorted(path for path in found if path.name != "__init__.py")
 

@@ -17,7 +17,7 @@ FOLDERS = {
     "reference": "dsh_reference",
     "conformance": "dsh_conformance",
     "fixtures": "dsh_fixtures",
-    "spec": "dsh_spec",
+    "specification": "dsh_spec",
 }
 
 
