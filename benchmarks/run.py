@@ -33,6 +33,7 @@ import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -309,10 +310,12 @@ def npm_author_run(workers: int) -> list[str]:
     command = [str(Path(sys.executable).with_name("dsh-conformance")), "--impl", "npm",
                "--npm", f"schedule={scope / 'dsh-schedule'}",
                "--workers", str(workers)]
-    subprocess.run(command, capture_output=True, check=False, cwd=ROOT)  # warm the cache
-    began, cpu = time.perf_counter(), _children_cpu()
-    done = subprocess.run(command, capture_output=True, text=True, check=False, cwd=ROOT)
-    elapsed, cpu = time.perf_counter() - began, _children_cpu() - cpu
+    # In a scratch folder: dsh-conformance writes its reports to ./dsh-report.
+    with tempfile.TemporaryDirectory(prefix="dsh-bench-") as scratch:
+        subprocess.run(command, capture_output=True, check=False, cwd=scratch)  # warm the cache
+        began, cpu = time.perf_counter(), _children_cpu()
+        done = subprocess.run(command, capture_output=True, text=True, check=False, cwd=scratch)
+        elapsed, cpu = time.perf_counter() - began, _children_cpu() - cpu
     lines = done.stdout.count("\n")
     verdict = next((line for line in reversed(done.stdout.splitlines()) if line.strip()), "")
     return [f"npm author's full run, official schedule package, {workers} workers",
