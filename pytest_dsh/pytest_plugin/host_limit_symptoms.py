@@ -37,9 +37,7 @@ from pytest_dsh.npm.host_limits import HostLimit, limit_shown
 from pytest_dsh.pytest_plugin.probes import probe_of
 from pytest_dsh.pytest_plugin.roles import NEEDS_HOST_MARKER, named_requirements
 
-__all__ = ["HOST_VERSION", "MARKER", "needs_of"]
-
-MARKER = NEEDS_HOST_MARKER
+__all__ = ["HOST_VERSION"]
 
 #: The DSH host profile the implementation under test runs on (npm
 #: implementations only); set by the pytest plugin at configure time.
@@ -49,17 +47,11 @@ HOST_VERSION = pytest.StashKey[str | None]()
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        f"{MARKER}(*behaviours): this test needs these host behaviours, as naming them in "
-        "dsh_requires does (pytest_dsh/driving/requirements.py); on a DSH host "
+        f"{NEEDS_HOST_MARKER}(*behaviours): this test needs these host behaviours, as "
+        "naming them in dsh_requires does (pytest_dsh/driving/requirements.py); on a DSH host "
         "profile whose limit takes one away, a failure after the limit's symptom is "
         "reported as that host limit (pytest_dsh/npm/host_limits.json)",
     )
-
-
-def needs_of(item: pytest.Item) -> frozenset[str]:
-    """The host behaviours ``item`` declares it needs (in ``dsh_requires`` or
-    ``dsh_needs_host``)."""
-    return named_requirements(item, "host-behaviour")
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -106,7 +98,7 @@ def _limit_met(
         if symptom is None:
             return None, True
         return limit_shown(host, frozenset({symptom})), True
-    needs = needs_of(item)
+    needs = named_requirements(item, "host-behaviour")
     if not needs:
         return None, False
     return limit_shown(host, host_symptoms.observed(), needs), False

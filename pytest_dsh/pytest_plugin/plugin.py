@@ -401,8 +401,7 @@ def pytest_collection_modifyitems(
         )
     kept: list[pytest.Item] = []
     deselected: list[pytest.Item] = []
-    host = getattr(run.implementation, "host_profile", None)  # npm implementations
-    host_version: str | None = host.version if host is not None else None
+    host_version = config.stash[host_limit_symptoms.HOST_VERSION]
     for item in items:
         info = described[item.nodeid]
         reason = run.expectations.get(info.id)

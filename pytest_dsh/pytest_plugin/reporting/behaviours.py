@@ -33,15 +33,19 @@ was folded under (``follows``).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from pytest_dsh.pytest_plugin.reporting.causes import FAILING, cited_ids, diagnosis, first_line
+from pytest_dsh.pytest_plugin.reporting.causes import (
+    FAILING,
+    SENTENCE_ID,
+    cited_ids,
+    diagnosis,
+    first_line,
+)
 
 __all__ = ["broken_behaviours", "sentence_places"]
 
-_SENTENCE: Final = re.compile(r"(?:SCH|TC)-\d{3}$")
 _REQUIRES: Final = " requires "
 _COULD_NOT: Final = "the test could not observe what it checks"
 
@@ -64,7 +68,7 @@ def _broken_sentences(test: Mapping[str, Any]) -> set[str]:
     line = first_line(test["message"], "")
     if _REQUIRES not in line or _COULD_NOT in line:
         return set()
-    return {i for i in cited_ids(line) if _SENTENCE.match(i)}
+    return {i for i in cited_ids(line) if SENTENCE_ID.match(i)}
 
 
 def broken_behaviours(

@@ -26,6 +26,7 @@ from typing import Any, Final
 
 __all__ = [
     "FAILING",
+    "SENTENCE_ID",
     "cause_label",
     "cause_order",
     "cited_ids",
@@ -48,7 +49,8 @@ _TEXT_LIMIT: Final = 100
 
 # README sentence ids (SCH-012, TC-016) and pinned-detail ids (SCH-CODE-MAPPING).
 _README_ID: Final = re.compile(r"\b(?:SCH|TC)-(?:\d{3}|[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+)\b")
-_SENTENCE_ID: Final = re.compile(r"(?:SCH|TC)-\d{3}$")
+#: A README sentence id (a cited id that is not a pin).
+SENTENCE_ID: Final = re.compile(r"(?:SCH|TC)-\d{3}$")
 # What a message quotes beside an id: the sentence text ("..."), or the
 # pinned-detail note (the README leaves this open; ... docs/pinned-details.md).
 _QUOTED_TEXTS: Final = (
@@ -175,10 +177,10 @@ def group_causes(
     for (_, summary, is_shape), members in groups.items():
         first = members[0]
         cited = _cited_by_all(members) if is_shape else cited_ids(first["message"])
-        pin_ids = [i for i in cited if not _SENTENCE_ID.match(i)] if cited else list(
+        pin_ids = [i for i in cited if not SENTENCE_ID.match(i)] if cited else list(
             first["pinned_details"]
         )
-        sentence_ids = [i for i in cited if _SENTENCE_ID.match(i)] if cited else list(
+        sentence_ids = [i for i in cited if SENTENCE_ID.match(i)] if cited else list(
             first["sentences"]
         )
         causes.append(

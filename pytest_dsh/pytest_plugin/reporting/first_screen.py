@@ -75,10 +75,9 @@ def first_screen_lines(
     if not failures.causes and not broken:
         return []
     lines = [
-        f"{_plural(failures.failing, 'failing test')}: {len(broken)} basic behaviour"
-        f"{'s' if len(broken) != 1 else ''} broken, {len(others)} other README "
-        f"cause{'s' if len(others) != 1 else ''}, {len(compat)} compat "
-        f"cause{'s' if len(compat) != 1 else ''}:"
+        f"{_plural(failures.failing, 'failing test')}: "
+        f"{_plural(len(broken), 'basic behaviour')} broken, "
+        f"{_plural(len(others), 'other README cause')}, {_plural(len(compat), 'compat cause')}:"
     ]
     for row in broken:
         one = row.behaviour["representative"]

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
 
 from pytest_dsh.pytest_plugin.reporting.first_screen import (
     COMPAT_HEADING,
@@ -19,7 +18,7 @@ from pytest_dsh.pytest_plugin.reporting.first_screen import (
 )
 from pytest_dsh.pytest_plugin.reporting.summary import group_tests
 from pytest_dsh.pytest_plugin.reporting.verdicts import COUNTED, describe_counts
-from pytest_dsh.pytest_plugin.reporting.views import CauseRow, ReportDocument
+from pytest_dsh.pytest_plugin.reporting.views import Failures, ReportDocument
 
 __all__ = ["code", "render_markdown", "text"]
 
@@ -59,9 +58,9 @@ def _anchor(number: int) -> str:
     return f"cause-{number}"
 
 
-def _causes(found: Sequence[CauseRow]) -> list[str]:
-    total = sum(row.count for row in found)
-    lines = ["", f"## Failures: {total} from {len(found)} causes", ""]
+def _causes(failures: Failures) -> list[str]:
+    found = failures.causes
+    lines = ["", f"## Failures: {failures.failing} from {len(found)} causes", ""]
     lines += ["Largest first; each cause shows one failure, the others are folded.", ""]
     lines += ["| # | failing tests | requirement | what failed |", "|---|---|---|---|"]
     for row in found:
@@ -166,9 +165,8 @@ def render_markdown(document: ReportDocument) -> str:
         lines += ["| collector | error |", "|---|---|"]
         lines += [f"| {code(label)} | {text(message)} |" for label, message in broken]
     lines += _first_screen(document)
-    found = document.failures.causes
-    if found:
-        lines += _causes(found)
+    if document.failures.causes:
+        lines += _causes(document.failures)
     known = document.known
     if known:
         lines += ["", f"## Known failures ({len(known)})", "", "| test | reason |", "|---|---|"]

@@ -37,6 +37,7 @@ from typing import Any
 import pytest
 
 from dsh_spec.sentences import all_sentences
+from pytest_dsh.driving.value_shapes import json_kind, records_wrapped
 from pytest_dsh.implementations import suite_relative_path
 from pytest_dsh.pytest_plugin.reporting.causes import requirement_label, short_text
 from pytest_dsh.pytest_plugin.reporting.document import pinned_details
@@ -126,7 +127,7 @@ def _message(
     if read is None:
         return f"{label}: the test could not observe what it checks: {seen} at {where}"
     source, value = read
-    shape = _shape_problem(value)
+    shape = records_wrapped(value)
     shown = f"observed {source} = {_short_repr(value)} ({seen} at {where})"
     if shape is not None:
         return f"{label}: the test could not observe what it checks, but {shape}; {shown}"
@@ -141,25 +142,9 @@ def _short_repr(value: object, limit: int = 300) -> str:
     return text if len(text) <= limit else text[:limit] + f"... ({len(text)} chars)"
 
 
-def _shape_problem(value: object) -> str | None:
-    try:
-        from pytest_dsh.driving.value_shapes import records_wrapped
-    except ImportError:  # the suite is not installed: no shape to name
-        return None
-    return records_wrapped(value)
-
-
-def _kind(value: object) -> str:
-    try:
-        from pytest_dsh.driving.value_shapes import json_kind
-    except ImportError:
-        return f"a {type(value).__name__}"
-    return json_kind(value)
-
-
 def _why(exc: BaseException, source: str, value: object) -> str:
     """Why ``value`` (read as ``source``) does not hold what the test read."""
-    kind = _kind(value)
+    kind = json_kind(value)
     if isinstance(exc, KeyError) and isinstance(value, Mapping) and exc.args:
         key = exc.args[0]
         if isinstance(key, int):

@@ -110,7 +110,7 @@ class CauseRow:
 
     @property
     def is_compat(self) -> bool:
-        return bool(self.cause["requirement"]["level"] == "compat")
+        return self.compat_line is not None
 
 
 @dataclass(frozen=True)
@@ -144,10 +144,14 @@ class Failures:
     compat_failing: int
 
     @classmethod
-    def of(cls, document: Mapping[str, Any]) -> Failures:
+    def of(
+        cls, document: Mapping[str, Any], tests: Mapping[str, Mapping[str, Any]] | None = None
+    ) -> Failures:
         """The failures of a JSON document (its ``tests``, ``causes`` and
-        ``behaviours``), as the document holds them: nothing is regrouped."""
-        tests = {str(test["id"]): test for test in document["tests"]}
+        ``behaviours``), as the document holds them: nothing is regrouped.
+        ``tests`` is the document's tests by id, when the caller has it."""
+        if tests is None:
+            tests = {str(test["id"]): test for test in document["tests"]}
         causes = tuple(
             _cause_row(number, cause, tests)
             for number, cause in enumerate(document["causes"], start=1)
@@ -267,10 +271,11 @@ class ReportDocument:
         """The report of a JSON document built by this kit (every member the
         schema names present): made from what it holds, nothing regrouped."""
         rows = document["tests"]
+        tests = {str(test["id"]): test for test in rows}
         limited = tuple(host_limited(document))
         return cls(
             json=document,
-            tests={str(test["id"]): test for test in rows},
+            tests=tests,
             header=tuple(header_lines(document)),
             verdicts=_verdicts(document),
             stopped=stop_line(document),
@@ -278,7 +283,7 @@ class ReportDocument:
                 (nodeid or "(the run)", message)
                 for nodeid, message in document["collection_errors"].items()
             ),
-            failures=Failures.of(document),
+            failures=Failures.of(document, tests),
             failed=tuple(t for t in rows if t["outcome"] in FAILING),
             known=tuple(t for t in rows if t["outcome"] == "xfailed"),
             host_limits=limited,
