@@ -84,10 +84,10 @@ patch('ids', globalThis.crypto, 'randomUUID', () => () => `00000000-0000-4000-80
 
 patch('append-faults', Session.prototype, 'append', (originalAppend) => function appendWithFaults(type, ...rest) {
   const proc = currentProcess
-  if (proc?.alive && proc.sessions?.get(this.id) === this && proc.faults.appendFails(type, rest[0])) {
+  const live = proc?.alive && proc.sessions?.get(this.id) === this
+  if (live && proc.faults.appendFails(type, rest[0])) {
     throw new Error(`append of '${type}' rejected by the fault plan`)
   }
-  const live = proc?.alive && proc.sessions?.get(this.id) === this
   if (live) countGrowth(`${type} event`, OPENS[type] ?? null, fakeNow())
   const event = originalAppend.call(this, type, ...rest)
   if (live) noteGrowthSymptoms(this, type, rest[0])

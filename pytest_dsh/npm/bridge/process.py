@@ -30,7 +30,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Final, final
+from typing import IO, Final, final
 
 from pytest_dsh.driving import runaway
 from pytest_dsh.errors import ImplementationError
@@ -181,8 +181,6 @@ class _Timings:
     """Measured costs, reported by the bridge's own tests and the docs."""
 
     startups: list[float] = field(default_factory=list)
-    resets: list[float] = field(default_factory=list)
-    requests: int = 0
 
 
 _timings = _Timings()
@@ -296,10 +294,6 @@ class BridgeProcess(BridgeChannel):
     @property
     def pid(self) -> int:
         return self._node_transport.pid
-
-    def request(self, op: str, **args: Any) -> tuple[Any, dict[str, Any]]:
-        _timings.requests += 1
-        return super().request(op, **args)
 
 
 _idle: dict[BridgeRuntime, list[BridgeProcess]] = {}
