@@ -122,23 +122,32 @@ class LiveOwner:
             self._warn(f"could not start runtime: {exc}")
             return
         self._run = run
-        run.add_done_callback(self._retire)
 
     async def _run_requested(self) -> None:
-        while self._requested and not self._stopping and not self._faulted:
-            async with self._queue:
-                # Cleared once the queue is ours, not before: a request made
-                # while a create holds the queue is served by this drive, whose
-                # preflight and read come after it, instead of by one more.
-                self._requested = False
-                await self._drive_once()
+        try:
+            while self._requested and not self._stopping and not self._faulted:
+                async with self._queue:
+                    # Cleared once the queue is ours, not before: a request made
+                    # while a create holds the queue is served by this drive, whose
+                    # preflight and read come after it, instead of by one more.
+                    self._requested = False
+                    await self._drive_once()
+        except Exception as exc:
+            self._retire(exc)
+            return
+        except BaseException:
+            self._retire(None)
+            raise
+        self._retire(None)
 
-    def _retire(self, run: asyncio.Task[None]) -> None:
+    def _retire(self, failure: Exception | None) -> None:
+        # Run as the run's last step rather than as a done callback of its
+        # task: the same work, without one more pass of the event loop.
         self._run = None
-        if not run.cancelled() and run.exception() is not None:
+        if failure is not None:
             self._faulted = True
             self._cancel_timer()
-            self._warn(f"runtime failed: {run.exception()}")
+            self._warn(f"runtime failed: {failure}")
             return
         if self._requested:
             self.request_drive()
