@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import types
 from collections import deque
-from collections.abc import Awaitable, Callable
-from typing import Any, Protocol, final
+from collections.abc import Awaitable, Callable, Coroutine, Generator
+from typing import Any, Protocol, TypeVar, final
 
 from pytest_dsh.contract import (
     AgentStatus,
@@ -43,6 +44,8 @@ from pytest_dsh.fake_host.session import FakeSession
 from pytest_dsh.fake_host.tools import AbortSignal, AgentToolRegistry, ToolCallContext
 
 __all__ = ["MAX_STEPS_PER_TURN", "AgentProcess", "FakeAgent"]
+
+T = TypeVar("T")
 
 
 class AgentProcess(Protocol):
@@ -111,7 +114,7 @@ class FakeAgent:
         #: The running turn's signal: a disposal aborts it.
         self._turn_signal: AbortSignal | None = None
         self._maintenance = False
-        self._maintenance_task: asyncio.Task[bool] | None = None
+        self._maintenance_task: asyncio.Future[bool] | None = None
         self._status: AgentStatus = "idle"
         self._status_listeners: list[Callable[[AgentStatus], None]] = []
         self._idle_waiters: list[asyncio.Future[None]] = []
@@ -195,7 +198,7 @@ class FakeAgent:
         self._process.loop.call_soon(self._settle)
         return future
 
-    def run_maintenance(self, task: Callable[[], Awaitable[bool]]) -> asyncio.Task[bool]:
+    def run_maintenance(self, task: Callable[[], Awaitable[bool]]) -> asyncio.Future[bool]:
         if not self._live:
             raise MaintenanceRejectedError(f"agent {self._id!r} is not live")
         if self._process.faults.maintenance_fails():
@@ -227,7 +230,7 @@ class FakeAgent:
                 self._process.trace.record("release", self._session.id)
                 self._settle()
 
-        self._maintenance_task = self._process.loop.create_task(run())
+        self._maintenance_task = _started(self._process.loop, run())
         return self._maintenance_task
 
     def on_status(self, listener: Callable[[AgentStatus], None]) -> Callable[[], None]:
@@ -542,6 +545,54 @@ class FakeAgent:
 
     def _end_turn(self, turn: int, reason: host_events.Built) -> None:
         self._session.append_built("turn/end", *host_events.turn_end_data(turn, reason))
+
+
+def _started(loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, None, T]) -> asyncio.Future[T]:
+    """Run ``coro`` now, as DSH runs a maintenance task synchronously inside
+    ``runMaintenance``: a task that completes without waiting is a settled
+    future (no task, no pass of the event loop); one that waits is carried on
+    by a task from where it stopped. Outside the running loop, a task."""
+    future: asyncio.Future[T]
+    if asyncio._get_running_loop() is not loop:
+        # Claimed from outside the loop (a driver or a test): the task starts
+        # when the loop next runs.
+        return loop.create_task(coro)
+    try:
+        waiting = coro.send(None)
+    except StopIteration as done:
+        future = loop.create_future()
+        future.set_result(done.value)
+        return future
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as exc:
+        future = loop.create_future()
+        if isinstance(exc, asyncio.CancelledError):
+            future.cancel()
+        else:
+            future.set_exception(exc)
+        return future
+    return loop.create_task(_carried_on(coro, waiting))
+
+
+@types.coroutine
+def _carried_on(coro: Coroutine[Any, None, T], waiting: Any) -> Generator[Any, None, T]:
+    """The rest of a started coroutine, for a task: hands the task what the
+    coroutine waits on, and the task's answers (a value or an exception, a
+    cancellation included) back to the coroutine."""
+    while True:
+        try:
+            answer = yield waiting
+        except BaseException as exc:
+            try:
+                waiting = coro.throw(exc)
+            except StopIteration as done:
+                return done.value  # type: ignore[no-any-return]
+        else:
+            try:
+                waiting = coro.send(answer)
+            except StopIteration as done:
+                return done.value  # type: ignore[no-any-return]
 
 
 #: How deep a model's tool-call arguments may nest and still be logged as sent.
