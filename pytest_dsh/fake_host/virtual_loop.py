@@ -149,14 +149,17 @@ class VirtualSelector(selectors.BaseSelector):
         self._watch(now)
         if timeout is not None and timeout <= 0:
             return []
+        loop = self._loop
+        assert loop is not None
         if timeout is None or now + timeout > self.horizon:
             # Idle until after the horizon: time reaches the horizon and the
             # drive ends.
             self._clock.advance_monotonic_to(self.horizon)
-            assert self._loop is not None
-            self._loop.stop()
-            return []
-        self._clock.advance_monotonic_to(now + timeout)
+            loop.stop()
+        else:
+            self._clock.advance_monotonic_to(now + timeout)
+        if isinstance(loop, VirtualEventLoop):
+            loop.time_moved()
         return []
 
     def get_map(self) -> Any:
@@ -175,28 +178,21 @@ class VirtualEventLoop(asyncio.SelectorEventLoop):
 
     def __init__(self, clock: VirtualClock) -> None:
         self._virtual_clock = clock
-        self._resolution_at = math.nan  # no instant equals it: the first read computes
-        self._resolution = 1e-9
         self._virtual_selector = VirtualSelector(clock)
         super().__init__(selector=self._virtual_selector)
         self._virtual_selector.attach(self)
+        self.time_moved()
 
     # asyncio pops timers due within one resolution step; keep it tiny but
     # non-zero so float rounding of "now + timeout" cannot strand a timer. A
     # fixed 1e-9 s falls below the float spacing of monotonic time after about
     # 194 virtual days (2**24 s), and the loop would then spin without ever
     # reaching a due timer: the step grows with the spacing of the current time.
-    @property
-    def _clock_resolution(self) -> float:
-        now = self._virtual_clock.monotonic()
-        if now != self._resolution_at:  # read once per iteration, computed once per instant
-            self._resolution_at = now
-            self._resolution = max(1e-9, 4 * math.ulp(now))
-        return self._resolution
-
-    @_clock_resolution.setter
-    def _clock_resolution(self, value: float) -> None:
-        pass  # BaseEventLoop sets the real clock's resolution: not ours
+    # A plain attribute (asyncio reads it once per iteration), set anew each
+    # time the selector moves the clock, the only code that does.
+    def time_moved(self) -> None:
+        """The virtual clock moved: the resolution follows the new instant."""
+        self._clock_resolution = max(1e-9, 4 * math.ulp(self._virtual_clock.monotonic()))
 
     def time(self) -> float:
         return self._virtual_clock.monotonic()
