@@ -133,6 +133,9 @@ class FakeAgent:
         #: Busy with no task of its own (hold_busy): claims are refused as busy.
         self._busy_held = False
         self.model = ScriptedModel()
+        #: How many log events the turn count has read, and the latest turn
+        #: number among them (0: none).
+        self._turns_read: tuple[int, int] = (0, 0)
 
     # -- contract: properties ---------------------------------------------------
 
@@ -177,7 +180,9 @@ class FakeAgent:
         if self._process.faults.followup_fails():
             raise RuntimeError("followup rejected by the fault plan")
         count_growth("follow-up")
-        self._process.trace.record("followup", self._session.id)
+        trace = self._process.trace
+        if trace.enabled:  # recorded only while tracing: no call otherwise
+            trace.record("followup", self._session.id)
         self._act("followup")
         self._followups.append(message)
         self._process.loop.call_soon(self._settle)
@@ -398,14 +403,20 @@ class FakeAgent:
             self._settle()
 
     def _next_turn_number(self) -> int:
-        for event in reversed(self._session.log):
+        # The log only grows, so only what was appended since the last look is
+        # read, newest first; the latest turn found before stands otherwise.
+        log = self._session.log
+        read, latest = self._turns_read
+        for event in itertools.islice(reversed(log), len(log) - read):
             data = event["data"]
             # Seeded logs may carry anything; only a well-formed turn/start counts.
             if event["type"] == "turn/start" and isinstance(data, dict):
                 turn = data.get("turn")
                 if isinstance(turn, int) and not isinstance(turn, bool):
-                    return turn + 1
-        return 1
+                    latest = turn
+                    break
+        self._turns_read = (len(log), latest)
+        return latest + 1
 
     async def _turn_body(self, prompt: UserMessage) -> None:
         session = self._session

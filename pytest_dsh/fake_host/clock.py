@@ -148,7 +148,7 @@ class _LoopTimer:
         self._trace = trace
 
     def cancel(self) -> None:
-        if self._trace is not None:
+        if self._trace is not None and self._trace.enabled:
             self._trace.record("timer-cancel", "")
         self._handle.cancel()
 
@@ -180,7 +180,7 @@ class HostClock:
         return self._clock.now_ms()
 
     def set_timer(self, delay_ms: int, callback: Callable[[], None]) -> _LoopTimer:
-        if self._trace is not None:
+        if self._trace is not None and self._trace.enabled:
             self._trace.record("timer-arm", "", str(delay_ms))
         # Node semantics: out-of-range or sub-millisecond delays become 1 ms.
         if not 1 <= delay_ms <= NODE_MAX_TIMER_DELAY_MS:
