@@ -20,7 +20,8 @@ import dataclasses
 import inspect
 import itertools
 import sys
-from collections.abc import Coroutine, Mapping, Sequence
+import types
+from collections.abc import Coroutine, Generator, Mapping, Sequence
 from types import FrameType, ModuleType
 from typing import Any, TypeVar, final
 
@@ -42,6 +43,7 @@ from pytest_dsh.contract import (
     ToolDefinition,
 )
 from pytest_dsh.contract.tzdb import guarded_lookups
+from pytest_dsh.driving import runaway
 from pytest_dsh.driving.agent_actions import (
     AppendEvent,
     ArmedAction,
@@ -195,18 +197,25 @@ class HostProcess:
     # -- SessionsService --------------------------------------------------------
 
     async def flush(self, session: Any) -> object:
-        # A real flush is asynchronous I/O: let other work interleave.
-        await asyncio.sleep(0)
+        # A real flush is asynchronous I/O: let other work interleave. With
+        # nothing else ready at this instant the pass would come straight back
+        # here (timers due now run after it either way), so none is taken.
+        if self.loop.has_ready():
+            await _one_pass()
+        host = self.host
         live = self.alive and self.sessions.get(str(getattr(session, "id", ""))) is session
         outcome = self.faults.next_flush_outcome() if live and session.live else "detached"
-        record = FlushRecord(session.id, outcome, self.host.clock.now_ms(), len(session.log))
+        wall_ms, length = host.clock.now_ms(), len(session.log)
         # Recorded durable only once the store holds the log (a file store has
         # fsynced it); a refusal is recorded rejected, with its reason.
         refusal = self._persist(session) if outcome == "durable" else None
-        if refusal is not None:
-            record = dataclasses.replace(record, outcome="rejected", reason=refusal)
-        self.host.flushes.append(record)
-        self.trace.record("flush", session.id, record.outcome)
+        if refusal is None:
+            record = FlushRecord(session.id, outcome, wall_ms, length)
+        else:
+            record = FlushRecord(session.id, "rejected", wall_ms, length, refusal)
+        host.flushes.append(record)
+        if self.trace.enabled:  # recorded only while tracing: no call otherwise
+            self.trace.record("flush", session.id, record.outcome)
         if outcome == "hang":
             parked: asyncio.Future[str] = self.loop.create_future()
             self.faults.park(parked)
@@ -270,8 +279,10 @@ class HostProcess:
             except PersistenceRejectedError as exc:
                 raise AppendRejectedError(str(exc)) from exc
         # Nothing after the guard refuses an append: it is stored now.
-        self.trace.record_append(session.id, event["type"], event["seq"])
-        count_growth(event["type"], " event")
+        if self.trace.enabled:  # recorded only while tracing: no call otherwise
+            self.trace.record_append(session.id, event["type"], event["seq"])
+        if runaway.budget.growth_left is not None:  # unlimited: nothing to count
+            count_growth(event["type"], " event")
 
     # -- hooks ------------------------------------------------------------------
 
@@ -280,8 +291,8 @@ class HostProcess:
         before the next implementation starts."""
         caller = getattr(self.pm.hook, hook_name)
         for impl in reversed(caller.get_hookimpls()):
-            result = impl.function(*(kwargs[name] for name in impl.argnames))
-            if inspect.isawaitable(result):
+            result = impl.function(*[kwargs[name] for name in impl.argnames])
+            if result is not None and inspect.isawaitable(result):
                 await result
 
     async def run_pre_step(self, agent: FakeAgent, turn: int, step: int, signal: Signal) -> None:
@@ -298,6 +309,14 @@ class HostProcess:
             task.cancel()
         self.loop.drive(0)
         self.loop.close()
+
+
+@types.coroutine
+def _one_pass() -> Generator[None, None, None]:
+    """One pass of the event loop, as ``await asyncio.sleep(0)`` gives (a bare
+    yield, which the task answers by scheduling its next step), without the
+    coroutine ``asyncio.sleep`` wraps around it."""
+    yield
 
 
 def _run_checker(

@@ -197,6 +197,11 @@ class VirtualEventLoop(asyncio.SelectorEventLoop):
     def time(self) -> float:
         return self._virtual_clock.monotonic()
 
+    def has_ready(self) -> bool:
+        """Whether any callback waits to run at this instant (the rest of the
+        current iteration's included)."""
+        return _pending_ready(self)
+
     def drive(self, seconds: float) -> None:
         """Run callbacks and timers until ``seconds`` of virtual time have passed
         and nothing more is ready at that instant."""
