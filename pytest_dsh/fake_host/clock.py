@@ -43,15 +43,21 @@ class VirtualClock:
         self._coordinates: time_machine.Traveller | None = None
         # The (clamped) wall ms time-machine was last given.
         self._patched_ms = 0
+        # The wall clock now, computed when either clock moves (a delivery
+        # reads it a dozen times between two moves).
+        self._now_ms = wall_ms
 
     def monotonic(self) -> float:
         return self._monotonic
 
     def now_ms(self) -> int:
+        return self._now_ms
+
+    def _wall_moved(self) -> None:
         elapsed_ms = (self._monotonic - self._wall_base_monotonic) * 1000.0
         # Round so that advancing by exactly 0.001 s moves the wall by 1 ms
         # despite float representation error.
-        return self._wall_base_ms + round(elapsed_ms)
+        self._now_ms = self._wall_base_ms + round(elapsed_ms)
 
     def set_wall_ms(self, wall_ms: int) -> None:
         """Step the wall clock to ``wall_ms`` without touching monotonic time."""
@@ -64,12 +70,14 @@ class VirtualClock:
             )
         self._wall_base_ms = wall_ms
         self._wall_base_monotonic = self._monotonic
+        self._wall_moved()
         self._sync_time_machine()
 
     def advance_monotonic_to(self, monotonic: float) -> None:
         if monotonic < self._monotonic:
             raise ValueError("monotonic time never goes backwards")
         self._monotonic = monotonic
+        self._wall_moved()
         self._sync_time_machine()
 
     # -- time-machine ---------------------------------------------------------
