@@ -185,7 +185,11 @@ class FakeAgent:
             trace.record("followup", self._session.id)
         self._act("followup")
         self._followups.append(message)
-        self._process.loop.call_soon(self._settle)
+        if not self._maintenance:
+            # Inside a maintenance task the follow-up stays parked, and the
+            # task's end settles the agent itself: a settle scheduled now
+            # would find nothing to do.
+            self._process.loop.call_soon(self._settle)
 
     def inject(self, message: UserMessage) -> SessionEvent:
         _check_message(message)
