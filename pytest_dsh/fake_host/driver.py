@@ -163,7 +163,7 @@ class _AbortablePending(_TaskPending[T]):
 
 class _HeldMaintenance:
     def __init__(
-        self, host: FakeHost, gate: asyncio.Future[None], task: asyncio.Task[bool]
+        self, host: FakeHost, gate: asyncio.Future[None], task: asyncio.Future[bool]
     ) -> None:
         self._host = host
         self._gate = gate
