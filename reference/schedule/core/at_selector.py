@@ -89,7 +89,7 @@ def parse_at_selector(at: object) -> ParsedAt:
     """Validate ``at`` as far as possible without a clock; raises :class:`ScheduleInputError`."""
     if isinstance(at, str):
         return ParsedAt(_parse_offset_string(at))
-    if isinstance(at, Mapping):
+    if isinstance(at, dict | Mapping):  # dict first: a C check, not the ABC's
         return ParsedAt(_parse_local_object(at))
     raise ScheduleInputError(INVALID_RULE, AT_SELECTOR_TYPE_MESSAGE)
 
@@ -160,33 +160,37 @@ def _parse_local_object(at: Mapping[object, object]) -> int:
     time = _local_time(time_text)
     if date is None or time is None:
         raise ScheduleInputError(INVALID_RULE, LOCAL_AT_SHAPE_MESSAGE)
-    year, month, day = date
+    year, month, day, real_date = date
     hour, minute, second, millisecond = time
     if year == 0 or hour > 23 or minute > 59 or second > 59:
         raise ScheduleInputError(INVALID_RULE, LOCAL_UNREAL_TIME_MESSAGE)
-    if not is_real_calendar_date(year, month, day):  # shares the non-local wording on purpose
+    if not real_date:  # shares the non-local wording on purpose
         raise ScheduleInputError(INVALID_RULE, UNREAL_DATE_TIME_MESSAGE)
     fields = LocalFields(year, month, day, hour, minute, second, millisecond)
     return resolve_local_instant(fields, validate_time_zone(zone))
 
 
-# The fields of each date and time text parsed (None: not the grammar's). Many
-# creates name the same day or the same time of day (a table of one zone's
-# transitions, a daily reminder), so each text is parsed once; the caches are
-# emptied when full, so no input makes them grow without end.
-_DATES: dict[str, tuple[int, int, int] | None] = {}
+# The fields of each date and time text parsed (None: not the grammar's), and
+# whether the date is a real calendar date. Many creates name the same day or
+# the same time of day (a table of one zone's transitions, a daily reminder),
+# so each text is parsed once; the caches are emptied when full, so no input
+# makes them grow without end.
+_DATES: dict[str, tuple[int, int, int, bool] | None] = {}
 _TIMES: dict[str, tuple[int, int, int, int] | None] = {}
 _TEXT_CACHE_SIZE: Final = 4096
 
 
-def _local_date(text: str) -> tuple[int, int, int] | None:
+def _local_date(text: str) -> tuple[int, int, int, bool] | None:
     if type(text) is str:  # a subclass could hash or compare differently
         try:
             return _DATES[text]
         except KeyError:
             pass
     match = _LOCAL_DATE.fullmatch(text)
-    parsed = None if match is None else (int(match[1]), int(match[2]), int(match[3]))
+    parsed = None
+    if match is not None:
+        year, month, day = int(match[1]), int(match[2]), int(match[3])
+        parsed = (year, month, day, is_real_calendar_date(year, month, day))
     if type(text) is str:
         if len(_DATES) >= _TEXT_CACHE_SIZE:
             _DATES.clear()
