@@ -382,18 +382,27 @@ def _combinator_checks(schema: Mapping[str, Any]) -> list[Check]:
 
         checks.append(all_of_check)
     if "anyOf" in schema:
-        any_of = tuple(_compile(sub) for sub in schema["anyOf"])
+        any_of = _branches(schema["anyOf"])
 
         def any_of_check(value: Any) -> bool:
-            return any(check(value) for check in any_of)
+            is_object = _KINDS.get(type(value)) == _OBJECT
+            for check, name, const in any_of:
+                if is_object and name is not None and _rejects(value, name, const):
+                    continue
+                if check(value):
+                    return True
+            return False
 
         checks.append(any_of_check)
     if "oneOf" in schema:
-        one_of = tuple(_compile(sub) for sub in schema["oneOf"])
+        one_of = _branches(schema["oneOf"])
 
         def one_of_check(value: Any) -> bool:
+            is_object = _KINDS.get(type(value)) == _OBJECT
             matched = False
-            for check in one_of:
+            for check, name, const in one_of:
+                if is_object and name is not None and _rejects(value, name, const):
+                    continue
                 if check(value):
                     if matched:
                         return False
@@ -409,3 +418,35 @@ def _combinator_checks(schema: Mapping[str, Any]) -> list[Check]:
 
         checks.append(not_check)
     return checks
+
+
+def _branches(schemas: Any) -> tuple[tuple[Check, str | None, str | None], ...]:
+    """Each branch's check and, when it has one, its discriminator (below)."""
+    return tuple((_compile(sub), *_discriminator(sub)) for sub in schemas)
+
+
+def _discriminator(schema: Any) -> tuple[str | None, str | None]:
+    """``(name, const)`` when the schema requires the property ``name`` and
+    says its value is the string ``const``: an object without that property,
+    or whose property is another string, fails the branch. A oneOf of tagged
+    objects (a tool's values: kind, code) is then decided by looking at the
+    tag of each branch, not at every keyword of every branch."""
+    if not isinstance(schema, dict):
+        return None, None
+    properties = schema.get("properties")
+    if not isinstance(properties, dict):
+        return None, None
+    for name in schema.get("required", ()):
+        sub = properties.get(name)
+        if isinstance(sub, dict) and type(sub.get("const")) is str:
+            return name, sub["const"]
+    return None, None
+
+
+def _rejects(value: Any, name: str, const: str | None) -> bool:
+    """Whether the object ``value`` certainly fails a branch tagged ``name: const``
+    (a value of another type is left to the branch's own check)."""
+    if name not in value:
+        return True
+    found = value[name]
+    return type(found) is str and found != const

@@ -258,3 +258,39 @@ def test_an_undecided_value_gets_jsonschemas_verdict_and_message() -> None:
         )
     finally:
         host.close()
+
+
+def _tagged(name: str, const: str, extra: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "object", "required": [name, *extra], "additionalProperties": False,
+            "properties": {name: {"const": const}, **extra}}
+
+
+tagged_branches = st.lists(
+    st.builds(_tagged, st.sampled_from(["kind", "code"]), st.sampled_from(["a", "b", "ab"]),
+              st.dictionaries(st.sampled_from(["id", "b"]), st.just({"type": "string"}),
+                              max_size=1))
+    | st.just({}) | st.just({"type": "string"}),
+    min_size=1, max_size=4,
+)
+tagged_values = st.dictionaries(
+    st.sampled_from(["kind", "code", "id", "b"]),
+    st.sampled_from(["a", "b", "ab", 1, 1.0, True, None, ["a"], {"a": "a"}]),
+    max_size=3,
+) | scalars
+
+
+@settings(max_examples=300, deadline=None)
+@given(branches=tagged_branches, combinator=st.sampled_from(["oneOf", "anyOf"]),
+       value=tagged_values)
+@example(branches=[_tagged("kind", "a", {}), _tagged("kind", "a", {})], combinator="oneOf",
+         value={"kind": "a"})
+@example(branches=[_tagged("kind", "a", {}), {}], combinator="oneOf", value={"kind": 1})
+def test_branches_tagged_by_a_constant_agree_with_jsonschema(
+        branches: list[Any], combinator: str, value: Any) -> None:
+    # oneOf/anyOf skip a branch whose tag property the value lacks or holds
+    # another string: the verdict must stay jsonschema's, frozen values too.
+    schema = {combinator: branches}
+    _agree(schema, value)
+    check = compile_check(schema)
+    assert check is not None
+    assert check(freeze(value)) is jsonschema.Draft202012Validator(schema).is_valid(value)

@@ -89,7 +89,7 @@ def parse_at_selector(at: object) -> ParsedAt:
     """Validate ``at`` as far as possible without a clock; raises :class:`ScheduleInputError`."""
     if isinstance(at, str):
         return ParsedAt(_parse_offset_string(at))
-    if isinstance(at, Mapping):
+    if isinstance(at, dict | Mapping):  # dict first: a C check, not the ABC's
         return ParsedAt(_parse_local_object(at))
     raise ScheduleInputError(INVALID_RULE, AT_SELECTOR_TYPE_MESSAGE)
 
@@ -107,12 +107,24 @@ def validate_time_zone(value: str) -> str:
     only ``UTC`` itself may have a single segment."""
     if value == "UTC":
         return value
+    if type(value) is str:
+        known = _KEYS_BY_NAME.get(value)
+        if known is not None:
+            return known
     key = None
     if value.isascii() and _ZONE_NAME.fullmatch(value):
         key = _zone_keys_by_folded_name().get(value.casefold())
     if key is None:
         raise ScheduleInputError(INVALID_TIME_ZONE, ZONE_NAME_MESSAGE)
+    if type(value) is str:
+        if len(_KEYS_BY_NAME) >= _TEXT_CACHE_SIZE:
+            _KEYS_BY_NAME.clear()
+        _KEYS_BY_NAME[value] = key
     return key
+
+
+#: The key each accepted zone name named (names are read once, as dates and times).
+_KEYS_BY_NAME: dict[str, str] = {}
 
 
 def _parse_offset_string(text: str) -> int:
@@ -144,15 +156,65 @@ def _parse_local_object(at: Mapping[object, object]) -> int:
         raise ScheduleInputError(INVALID_RULE, LOCAL_AT_TYPES_MESSAGE)
     if not isinstance(zone, str):
         raise ScheduleInputError(INVALID_TIME_ZONE, TIME_ZONE_TYPE_MESSAGE)
-    date_match = _LOCAL_DATE.fullmatch(date_text)
-    time_match = _LOCAL_TIME.fullmatch(time_text)
-    if date_match is None or time_match is None:
+    date = _local_date(date_text)
+    time = _local_time(time_text)
+    if date is None or time is None:
         raise ScheduleInputError(INVALID_RULE, LOCAL_AT_SHAPE_MESSAGE)
-    fields = _fields(date_match.group(1, 2, 3) + time_match.group(1, 2, 3), time_match.group(4))
-    if _has_out_of_range_field(fields):
+    year, month, day, real_date = date
+    hour, minute, second, millisecond = time
+    if year == 0 or hour > 23 or minute > 59 or second > 59:
         raise ScheduleInputError(INVALID_RULE, LOCAL_UNREAL_TIME_MESSAGE)
-    _require_real_calendar_date(fields)  # shares the non-local wording on purpose
+    if not real_date:  # shares the non-local wording on purpose
+        raise ScheduleInputError(INVALID_RULE, UNREAL_DATE_TIME_MESSAGE)
+    fields = LocalFields(year, month, day, hour, minute, second, millisecond)
     return resolve_local_instant(fields, validate_time_zone(zone))
+
+
+# The fields of each date and time text parsed (None: not the grammar's), and
+# whether the date is a real calendar date. Many creates name the same day or
+# the same time of day (a table of one zone's transitions, a daily reminder),
+# so each text is parsed once; the caches are emptied when full, so no input
+# makes them grow without end.
+_DATES: dict[str, tuple[int, int, int, bool] | None] = {}
+_TIMES: dict[str, tuple[int, int, int, int] | None] = {}
+_TEXT_CACHE_SIZE: Final = 4096
+
+
+def _local_date(text: str) -> tuple[int, int, int, bool] | None:
+    if type(text) is str:  # a subclass could hash or compare differently
+        try:
+            return _DATES[text]
+        except KeyError:
+            pass
+    match = _LOCAL_DATE.fullmatch(text)
+    parsed = None
+    if match is not None:
+        year, month, day = int(match[1]), int(match[2]), int(match[3])
+        parsed = (year, month, day, is_real_calendar_date(year, month, day))
+    if type(text) is str:
+        if len(_DATES) >= _TEXT_CACHE_SIZE:
+            _DATES.clear()
+        _DATES[text] = parsed
+    return parsed
+
+
+def _local_time(text: str) -> tuple[int, int, int, int] | None:
+    if type(text) is str:
+        try:
+            return _TIMES[text]
+        except KeyError:
+            pass
+    match = _LOCAL_TIME.fullmatch(text)
+    parsed = None
+    if match is not None:
+        # ".5" is 500 ms and ".05" is 50 ms: right-pad the fraction to three digits.
+        fraction = int((match[4] or "").ljust(3, "0"))
+        parsed = (int(match[1]), int(match[2]), int(match[3]), fraction)
+    if type(text) is str:
+        if len(_TIMES) >= _TEXT_CACHE_SIZE:
+            _TIMES.clear()
+        _TIMES[text] = parsed
+    return parsed
 
 
 def _fields(numbers: tuple[str | None, ...], fraction: str | None) -> LocalFields:

@@ -75,6 +75,10 @@ def due_decision(folded: FoldedSchedule, now: int) -> Decision:
 def due_decision_after(state: ScheduleFold, now: int) -> Decision:
     """:func:`due_decision` on a fold in progress: reads only the records that
     are due, so a wait costs no formatting."""
+    earliest = state.earliest_target()
+    if earliest is None or earliest > now:
+        # Nothing is due: the wait is the earliest target (one C-level min).
+        return Wait(earliest)
     entries = [(target, schedule_id) for schedule_id, target in state.targets()]
     return _decide(entries, state.record, now)
 

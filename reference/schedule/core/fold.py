@@ -192,6 +192,10 @@ class ScheduleFold:
         """``(id, scheduledAt epoch ms)`` of the active records, in creation order."""
         return iter(self._targets.items())
 
+    def earliest_target(self) -> int | None:
+        """The smallest active ``scheduledAt`` in epoch ms (None when nothing is active)."""
+        return min(self._targets.values(), default=None)
+
     def active(self) -> tuple[ScheduleRecord, ...]:
         """The active records in creation order."""
         return tuple(self.record(schedule_id) for schedule_id in self._records)

@@ -116,6 +116,11 @@ def has_canonical_iso_shape(text: object) -> TypeGuard[str]:
 
 def parse_iso_ms(text: object) -> int | None:
     """Epoch milliseconds of a canonical instant, or ``None`` if the shape or calendar is wrong."""
+    last = _last_formatted
+    if type(text) is str and text == last[1] and last[0] is not None:
+        # The text format_iso_ms wrote last: a create formats its target, then
+        # its view and the fold's decoder read that very text back.
+        return last[0]
     if not isinstance(text, str) or _CANONICAL_ISO.fullmatch(text) is None:
         return None
     day_ms = _DAY_MS.get(text[:10], -1)

@@ -40,6 +40,7 @@ _HOUR_MS: Final = 3_600_000
 _SAMPLE_DELTAS_MS: Final = (-48 * _HOUR_MS, -24 * _HOUR_MS, 0, 24 * _HOUR_MS, 48 * _HOUR_MS)
 _UNIX_EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
 _ONE_MS: Final = timedelta(milliseconds=1)
+_from_timestamp: Final = datetime.fromtimestamp
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,16 +64,27 @@ class LocalFields:
 
 def zone_offset_ms(zone: ZoneInfo, epoch_ms: int) -> int:
     """The zone's UTC offset, in ms, at instant ``epoch_ms`` (which must lie in 0001-9999)."""
+    try:
+        # Offsets change only at whole seconds (TZif transitions and POSIX TZ
+        # rules count in seconds), so the instant's second decides; a datetime
+        # built from a timestamp costs a third of one built by arithmetic.
+        offset = zone.utcoffset(_from_timestamp(epoch_ms // 1000, zone))
+    except (OverflowError, ValueError, OSError):
+        # Within a day of datetime's range: read it the exact way.
+        offset = _offset_near_the_edges(zone, epoch_ms)
+    assert offset is not None  # a ZoneInfo always knows its offset
+    return offset // _ONE_MS
+
+
+def _offset_near_the_edges(zone: ZoneInfo, epoch_ms: int) -> timedelta | None:
     instant = _UNIX_EPOCH + timedelta(milliseconds=epoch_ms)
     try:
-        offset = instant.astimezone(zone).utcoffset()
+        return instant.astimezone(zone).utcoffset()
     except OverflowError:
         # The local time is before 0001-01-01 or after 9999-12-31 by less than a
         # day; no zone changes its offset there, so read it at the edge instead.
         edge = datetime.min if epoch_ms < 0 else datetime.max
-        offset = zone.utcoffset(edge)
-    assert offset is not None  # a ZoneInfo always knows its offset
-    return offset // _ONE_MS
+        return zone.utcoffset(edge)
 
 
 def resolve_local_instant(fields: LocalFields, zone_key: str) -> int:

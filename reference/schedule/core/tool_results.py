@@ -6,10 +6,11 @@ JSON value whose rendered text is its compact ``JSON.stringify`` form.
 
 from __future__ import annotations
 
+import json
 from typing import Final, Literal, NotRequired, TypedDict
 
 from .errors import ErrorCode
-from .js_semantics import to_js_json
+from .js_semantics import MAX_SAFE_INTEGER, to_js_json
 
 __all__ = [
     "CORRUPT_LOG_MESSAGE",
@@ -106,4 +107,33 @@ def delete_result(schedule_id: str, *, deleted: bool) -> DeletedResult | NotFoun
 
 def render_tool_value(value: object) -> str:
     """The text content of a tool result: compact JSON, keys in insertion order."""
+    if type(value) is dict and _flat_and_plain(value):
+        return _encode_compact(value)
     return to_js_json(value)
+
+
+#: ``json``'s C encoder, compact. On ASCII strings it escapes exactly what
+#: ``JSON.stringify`` escapes (the quote, the backslash, C0 controls, with the
+#: same short forms and lowercase ``\u00xx``), and writes safe integers,
+#: booleans and null the same way; floats and other strings (a lone surrogate)
+#: are left to :func:`to_js_json`.
+_encode_compact = json.JSONEncoder(
+    ensure_ascii=False, separators=(",", ":"), allow_nan=False, check_circular=False
+).encode
+
+
+def _flat_and_plain(value: dict[object, object]) -> bool:
+    """Whether every key is an ASCII string and every member an ASCII string,
+    a safe integer, a boolean or null (a Schedule view, an error value)."""
+    for key, member in value.items():
+        if type(key) is not str or not key.isascii():
+            return False
+        if type(member) is str:
+            if not member.isascii():
+                return False
+        elif type(member) is int:
+            if not -MAX_SAFE_INTEGER <= member <= MAX_SAFE_INTEGER:
+                return False
+        elif member is not None and type(member) is not bool:
+            return False
+    return True

@@ -168,3 +168,31 @@ def test_the_last_instant_formatted_is_not_reused_for_a_bool_or_a_float():
     assert format_iso_ms(1.0) == "1970-01-01T00:00:00.001Z"  # type: ignore[arg-type]
     assert format_iso_ms(2.0) == "1970-01-01T00:00:00.002Z"  # type: ignore[arg-type]
     assert format_iso_ms(2) == "1970-01-01T00:00:00.002Z"
+
+
+@given(st.lists(st.integers(MIN_EPOCH_MS, MAX_EPOCH_MS), min_size=1, max_size=4))
+def test_parse_reads_the_last_formatted_text_as_any_other(instants):
+    # Pins the reuse of the last instant formatted by parse_iso_ms: the text
+    # just formatted, another instant's text, and a text that is not a string
+    # each parse as they would with nothing formatted before.
+    for epoch_ms in instants:
+        text = format_iso_ms(epoch_ms)
+        expected = (
+            datetime.datetime(1970, 1, 1) + datetime.timedelta(milliseconds=epoch_ms)
+        ).isoformat(timespec="milliseconds") + "Z"
+        assert parse_iso_ms(text) == epoch_ms and text == expected
+        assert parse_iso_ms(format_iso_ms(instants[0])) == instants[0]
+        assert parse_iso_ms(text.encode()) is None
+        assert parse_iso_ms(text[:-1]) is None
+
+
+class _SameText(str):
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    __hash__ = str.__hash__
+
+
+def test_parse_does_not_reuse_the_last_text_for_a_str_subclass():
+    format_iso_ms(0)
+    assert parse_iso_ms(_SameText("not an instant")) is None

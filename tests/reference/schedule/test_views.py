@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from dsh_reference.js_semantics import to_js_json
 from dsh_reference.schedule.core import (
     corrupt_log_result,
     delete_result,
@@ -134,3 +137,31 @@ def test_non_ascii_prompts_render_literally():
 )
 def test_fixed_tool_values_render_exactly(value, text):
     assert render_tool_value(value) == text
+
+
+# Flat values with ASCII text take json's C encoder; it must write what
+# JSON.stringify (to_js_json) writes, escapes and integer edges included.
+_ASCII = st.text(st.characters(max_codepoint=0x7F))
+_TEXT = st.text(st.characters(exclude_categories=()))  # lone surrogates too
+_MEMBERS = (_ASCII | _TEXT | st.integers(-(2**60), 2**60) | st.booleans() | st.none()
+            | st.floats(allow_nan=True) | st.lists(st.integers(), max_size=2))
+
+
+@given(st.dictionaries(_ASCII | _TEXT, _MEMBERS, max_size=8))
+def test_rendering_a_flat_value_is_json_stringify(value):
+    assert render_tool_value(value) == to_js_json(value)
+
+
+@pytest.mark.parametrize(
+    "text", ['"', "\\", "\b\f\n\r\t", "\x00\x01\x1f\x7f", "</x>", "\u2028", "\ud800", "a\udfff"]
+)
+def test_rendering_escapes_as_json_stringify(text):
+    value = {"prompt": text, "n": 2**53 - 1, "m": -(2**53 - 1), "b": False, "z": None}
+    assert render_tool_value(value) == to_js_json(value)
+    assert render_tool_value({text: "key"}) == to_js_json({text: "key"})
+
+
+@pytest.mark.parametrize("member", [60.0, 1e21, 1e-7, 2**53, -(2**53) - 1, ["x"], {"k": "v"}])
+def test_rendering_numbers_and_nesting_as_json_stringify(member):
+    value = {"id": "schedule-1", "value": member}
+    assert render_tool_value(value) == to_js_json(value)
