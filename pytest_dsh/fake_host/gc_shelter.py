@@ -9,7 +9,7 @@ fifth of the run.
 While a fake host is open, every ``THRESHOLD`` events appended or seeded
 moves everything the collector tracks into its permanent generation
 (``gc.freeze()``, O(1)): later collections walk only what was made since.
-When the last open host closes, ``gc.unfreeze()`` hands the objects back, so
+When the last open host closes after a freeze, ``gc.unfreeze()`` hands the objects back, so
 a cycle frozen in passing is collected then. Nothing here changes what a
 test can observe; it is a cost of the host process only.
 """
@@ -27,6 +27,10 @@ THRESHOLD: Final = 50_000
 
 _open_hosts = 0
 _since_freeze = 0
+#: Whether the shelter froze since the last host closed: it unfreezes only
+#: then (a freeze the test run made is the run's), and gc.get_freeze_count()
+#: walks the whole permanent generation.
+_froze = False
 
 
 def host_opened() -> None:
@@ -35,18 +39,20 @@ def host_opened() -> None:
 
 
 def host_closed() -> None:
-    global _open_hosts, _since_freeze
+    global _open_hosts, _since_freeze, _froze
     _open_hosts = max(_open_hosts - 1, 0)
     if _open_hosts == 0:
         _since_freeze = 0
-        if gc.get_freeze_count():
+        if _froze:
+            _froze = False
             gc.unfreeze()
 
 
 def grew(events: int = 1) -> None:
     """``events`` were added to an open host's logs."""
-    global _since_freeze
+    global _since_freeze, _froze
     _since_freeze += events
     if _since_freeze >= THRESHOLD and _open_hosts:
         _since_freeze = 0
+        _froze = True
         gc.freeze()

@@ -170,6 +170,26 @@ def _alarm_available() -> bool:
     return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
 
 
+#: Set while a test's protocol holds the alarm's handler (_on_alarm).
+_ALARM_HANDLER_KEY = pytest.StashKey[bool]()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, object, object]:
+    # The alarm's handler is installed once per test (installing one costs
+    # more than the phase it guards); each phase arms its own timer.
+    wall = _marked_wall(item, _limits(item.config)[1])
+    if wall is None or not _alarm_available():
+        return (yield)
+    previous = signal.signal(signal.SIGALRM, _on_alarm)
+    item.stash[_ALARM_HANDLER_KEY] = True
+    try:
+        return (yield)
+    finally:
+        del item.stash[_ALARM_HANDLER_KEY]
+        signal.signal(signal.SIGALRM, previous)
+
+
 @contextlib.contextmanager
 def _phase(item: pytest.Item) -> Iterator[None]:
     steps, wall, growth = _limits(item.config)
@@ -182,16 +202,20 @@ def _phase(item: pytest.Item) -> Iterator[None]:
         wall_s=wall,
         growth=growth,
     )
-    alarm = wall is not None and _alarm_available()
+    alarm = wall is not None and (_ALARM_HANDLER_KEY in item.stash or _alarm_available())
+    # A phase run outside the test's protocol installs the handler itself.
+    own_handler = alarm and _ALARM_HANDLER_KEY not in item.stash
     previous = None
-    if wall is not None and alarm:
+    if own_handler:
         previous = signal.signal(signal.SIGALRM, _on_alarm)
+    if wall is not None and alarm:
         signal.setitimer(signal.ITIMER_REAL, wall + _SIGNAL_GRACE_S)
     try:
         yield
     finally:
         if wall is not None and alarm:
             signal.setitimer(signal.ITIMER_REAL, 0)
+        if own_handler:
             signal.signal(signal.SIGALRM, previous)
         runaway.budget = Budget()
 

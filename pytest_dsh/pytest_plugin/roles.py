@@ -28,7 +28,7 @@ never failed and never passed. Companions (``*-invariant``) and
 
 from __future__ import annotations
 
-from collections.abc import Set
+from collections.abc import Mapping, Set
 from typing import Final
 
 import pytest
@@ -63,15 +63,27 @@ def folder_role(item: pytest.Item) -> str | None:
     return FOLDER_ROLES.get(relative.partition("/")[0])
 
 
+#: An item's requirements by kind, read from its markers once (at collection,
+#: where a bad name is a usage error) and asked for again in every phase.
+_NEEDS_KEY = pytest.StashKey[Mapping[Kind, frozenset[str]]]()
+
+
 def named_requirements(item: pytest.Item, kind: Kind) -> frozenset[str]:
     """The requirements of ``kind`` that ``item``'s markers name (``ValueError``
     for a name that is no requirement, or a ``dsh_needs_host`` name that is
     not a host behaviour)."""
-    names: set[str] = set()
+    needs = item.stash.get(_NEEDS_KEY, None)
+    if needs is None:
+        needs = item.stash[_NEEDS_KEY] = _read_needs(item)
+    return needs[kind]
+
+
+def _read_needs(item: pytest.Item) -> Mapping[Kind, frozenset[str]]:
+    """One pass over ``item``'s markers: every name checked, sorted by kind."""
+    names: dict[Kind, set[str]] = {"capability": set(), "seam": set(), "host-behaviour": set()}
     for mark in item.iter_markers(MARKER):
         for arg in mark.args:
-            if requirement(str(arg)).kind == kind:
-                names.add(str(arg))
+            names[requirement(str(arg)).kind].add(str(arg))
     for mark in item.iter_markers(NEEDS_HOST_MARKER):
         for arg in mark.args:
             found = requirement(str(arg))
@@ -80,9 +92,8 @@ def named_requirements(item: pytest.Item, kind: Kind) -> frozenset[str]:
                     f"{NEEDS_HOST_MARKER}({str(arg)!r}): {found.name!r} is a {found.kind}, not a "
                     f"host behaviour; name it in {MARKER}(...)"
                 )
-            if kind == "host-behaviour":
-                names.add(found.name)
-    return frozenset(names)
+            names["host-behaviour"].add(found.name)
+    return {kind: frozenset(found) for kind, found in names.items()}
 
 
 def required_capabilities(item: pytest.Item) -> frozenset[str]:
