@@ -74,6 +74,8 @@ function syncPayload() {
     watcher_calls: host.watcherCalls.slice(cursor.watcherCalls),
     hung: host.faults.hung.length,
   }
+  const appended = mirroredAppends(host)
+  if (appended !== null) sync.appended = appended
   cursor.flushes = host.flushes.length
   cursor.warnings = host.warnings.length
   cursor.errors = host.errors.length
@@ -84,6 +86,22 @@ function syncPayload() {
     host.faults.dirty = false
   }
   return sync
+}
+
+/** The events appended to each mirrored log since the driver last had it
+ *  (`events` with `mirror`), by agent handle; null when none grew. A log only
+ *  grows while a request runs, so every reply brings the driver's copy up to date. */
+function mirroredAppends(h) {
+  let appended = null
+  for (const record of h.records.values()) {
+    if (record.mirrored === undefined) continue
+    const { events } = record.agent.session
+    if (events.length <= record.mirrored) continue
+    appended ??= {}
+    appended[record.handleId] = events.slice(record.mirrored)
+    record.mirrored = events.length
+  }
+  return appended
 }
 
 function agentInfo(record) {
@@ -268,8 +286,14 @@ const ops = {
   async agent_info({ agent }) {
     return agentInfo(requireHost().record(agent))
   },
-  async events({ agent, start = 0 }) {
-    return requireHost().record(agent).agent.session.events.slice(start)
+  async events({ agent, start = 0, mirror }) {
+    const record = requireHost().record(agent)
+    const { events } = record.agent.session
+    // From now on the driver holds this log up to here and keeps its copy
+    // current from each reply's sync.appended (false: it stops keeping one).
+    if (mirror === true) record.mirrored = events.length
+    else if (mirror === false) record.mirrored = undefined
+    return events.slice(start)
   },
   async history({ agent }) {
     return requireHost().record(agent).historyEvents()

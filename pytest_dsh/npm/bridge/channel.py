@@ -233,6 +233,8 @@ class BridgeChannel:
             raise RequestFailedError(failure, sync)
         if self.check_shapes:
             problem = self.protocol.result_problem(op, reply["result"])
+            if problem is None:
+                problem = self.protocol.sync_problem(sync)
             if problem is not None:
                 raise self._desynchronised(
                     f"the reply to {op} departs from {PROTOCOL_FILE}: {problem}"

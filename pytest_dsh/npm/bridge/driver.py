@@ -67,7 +67,7 @@ from pytest_dsh.errors import (
 )
 from pytest_dsh.npm._install import BridgeRuntime
 from pytest_dsh.npm.bridge.channel import BridgeChannel, NodeFailure, RequestFailedError
-from pytest_dsh.npm.bridge.json_text import stringify
+from pytest_dsh.npm.bridge.json_text import parse, stringify
 from pytest_dsh.npm.bridge.process import BridgeProcess, acquire_process, release_process
 
 __all__ = ["BridgeAgentDriver", "BridgeHostDriver", "BridgeOperationError"]
@@ -270,9 +270,7 @@ class BridgeAgentDriver:
         return bool(self._call("agent_info")["is_live"])
 
     def events(self, start: int = 0) -> list[SessionEvent]:
-        if check_event_start(start) == 0:
-            return cast(list[SessionEvent], self._call("events"))
-        return cast(list[SessionEvent], self._call("events", start=start))
+        return self._host._events(self.handle, check_event_start(start))
 
     def history(self) -> list[SessionEvent]:
         return cast(list[SessionEvent], self._call("history"))
@@ -436,11 +434,18 @@ class BridgeHostDriver:
         self._parked: list[_ParkedFlush] = []
         self._now_ms = start_ms
         self._closed = False
+        #: Per agent handle, the JSON text of each event of its live log this
+        #: driver holds (see :meth:`_events`).
+        self._mirrors: dict[str, list[str]] = {}
         root = None if jsonl_root is None else os.fspath(jsonl_root)
         # The Node process writes the root; this process holds its lock for it,
         # the same lock the fake host's store takes (one writer per root).
         lock = _NO_LOCK if root is None else lock_root(Path(root))
         self._release_root = weakref.finalize(self, _unlock, lock)
+        # A log grows only while a request runs, so a copy kept current from
+        # every reply is the log; a host writing real files (JSONL) finishes
+        # its I/O in real time and asks every time instead.
+        self._mirroring = channel is None and root is None
         try:
             self._process: BridgeChannel = (
                 channel if channel is not None else acquire_process(cast(BridgeRuntime, runtime))
@@ -491,9 +496,31 @@ class BridgeHostDriver:
         self._absorb(sync)
         return result
 
+    def _events(self, handle: str, start: int) -> list[SessionEvent]:
+        """An agent's live log from ``start``. The first read asks for the
+        whole log and for the bridge to keep this driver's copy current (each
+        reply's ``sync.appended``); later reads are answered from that copy,
+        parsed afresh from its text on every read like a reply, with no round trip."""
+        mirror = self._mirrors.get(handle)
+        if mirror is not None and not self._closed and self._process.alive:
+            return cast(list[SessionEvent], parse(f"[{','.join(mirror[start:])}]"))
+        if not self._mirroring:
+            if start == 0:
+                return cast(list[SessionEvent], self._call("events", agent=handle))
+            return cast(list[SessionEvent], self._call("events", agent=handle, start=start))
+        events = cast(list[SessionEvent], self._call("events", agent=handle, mirror=True))
+        self._mirrors[handle] = [stringify(event) for event in events]
+        return events[start:]
+
     def _absorb(self, sync: Mapping[str, Any]) -> None:
         if "now" in sync:
             self._now_ms = int(sync["now"])
+        appended = sync.get("appended")
+        if appended:
+            for handle, events in appended.items():
+                mirror = self._mirrors.get(handle)
+                if mirror is not None:
+                    mirror.extend(stringify(event) for event in events)
         _absorb_growth(sync)
         for record in sync.get("flushes", ()):
             self._flushes.append(

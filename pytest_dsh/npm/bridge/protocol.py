@@ -117,6 +117,11 @@ class BridgeProtocol:
         """Why ``value`` is not the declared result of ``op`` (None when it is)."""
         return shape_problem(value, self.ops[op].result, self.types)
 
+    def sync_problem(self, sync: Any) -> str | None:
+        """Why ``sync`` is not a declared reply's ``sync`` (None when it is)."""
+        declared = self.reply.get("properties", {}).get("sync", {})
+        return shape_problem(sync, declared, self.types, "sync")
+
 
 def shape_problem(
     value: Any, schema: Mapping[str, Any], types: Mapping[str, Any], where: str = "$"
