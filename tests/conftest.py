@@ -36,3 +36,23 @@ def bridge_node() -> Path:
         if os.environ.get("CI"):
             pytest.fail(f"CI must install the bridge (npm ci --prefix bridge): {exc}")
         pytest.skip(str(exc))
+
+
+KIT_TESTS = Path(__file__).resolve().parent
+
+
+def _declared_wall_budget(item: pytest.Item) -> float:
+    if not item.path.is_relative_to(KIT_TESTS):
+        return 0.0  # a suite run from this folder (a mutant's, a variant's) keeps its order
+    marker = item.get_closest_marker("dsh_wall_budget")
+    return float(marker.args[0]) if marker is not None and marker.args else 0.0
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The longest tests first, so that two workers never end on one long test
+    while the other core idles. A test that installs packages or runs pytest
+    in other processes declares a wall budget above the default
+    (``dsh_wall_budget``): the larger, the longer it runs. The sort is stable
+    (a module's tests stay together) and the same in every worker."""
+    items.sort(key=lambda item: -_declared_wall_budget(item))

@@ -25,6 +25,13 @@ const MIN_STEPS_FOR_CAUSE = 3
  * turns. (The fake host ends a turn after 64 steps.) */
 export const SPIN_STEPS = 500
 
+/** The spin limit when the request's steps were mostly opened by messages
+ * injected at the step before: such a runaway is reported as the host limit
+ * `inject-queued-for-next-step` wherever it is stopped, so each step past
+ * this only costs time (the steps cost more and more). As many steps as the
+ * fake host lets one turn take. */
+export const INJECTED_SPIN_STEPS = 64
+
 export class RunawayStop extends Error {
   constructor(message) {
     super(message)
@@ -111,8 +118,9 @@ export function countGrowth(what, opens = null, now = 0) {
       state.instant = now
       state.openings = 1
     }
-    if (state.openings > SPIN_STEPS) {
-      stop(`${SPIN_STEPS} steps of one turn opened without virtual time moving: a turn that never ends`)
+    const limit = injectionOpened() ? INJECTED_SPIN_STEPS : SPIN_STEPS
+    if (state.openings > limit) {
+      stop(`${limit} steps of one turn opened without virtual time moving: a turn that never ends`)
     }
   }
   if (state.left === null) return
@@ -126,8 +134,13 @@ export function countGrowth(what, opens = null, now = 0) {
   )
 }
 
+/** Were the steps of this request mostly opened by messages injected at the step before? */
+function injectionOpened() {
+  return state.stepsOpened >= MIN_STEPS_FOR_CAUSE && state.injectedLanded * 2 >= state.stepsOpened
+}
+
 function stop(why) {
-  const cause = state.stepsOpened >= MIN_STEPS_FOR_CAUSE && state.injectedLanded * 2 >= state.stepsOpened
+  const cause = injectionOpened()
   state.stopped = {
     message:
       why +

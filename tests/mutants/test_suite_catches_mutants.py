@@ -4,17 +4,21 @@ Every mutant in ``mutant_impls.MUTANTS`` breaks one behaviour the READMEs
 require (or a pinned official detail). Against each, the conformance test named
 by the catalog (all its parameters, selected with ``-k`` to stay fast) must
 fail; the same selection passes against the catalog without a mutant, so every
-failure is the mutant's doing. docs/conformance-power.md lists the mutants and
-the mutation-tool run that complements them.
+failure is the mutant's doing. Each run is a pytest process of its own, forked
+from one that has imported pytest (``pytest_forks.py``). docs/conformance-power.md
+lists the mutants and the mutation-tool run that complements them.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import itertools
+import json
 import os
 import pathlib
 import subprocess
 import sys
+from dataclasses import dataclass
 
 import pytest
 
@@ -43,17 +47,64 @@ def _load_catalog():
 MUTANTS = _load_catalog()
 
 
-def _run(modules, *options, mutant=None):
+def _env() -> dict[str, str]:
     env = {**os.environ,
            "PYTHONPATH": os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")]))}
     env.pop("DSH_MUTANT", None)
+    return env
+
+
+@dataclass(frozen=True)
+class Run:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+class PytestForks:
+    """``python -m pytest`` runs, each in a process of its own forked from one
+    server that imported pytest once (``pytest_forks.py``)."""
+
+    def __init__(self, folder: pathlib.Path) -> None:
+        self._folder = folder
+        self._runs = itertools.count()
+        self._server = subprocess.Popen(
+            [sys.executable, str(HERE / "pytest_forks.py")], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, env=_env(), cwd=HERE, text=True,
+        )
+
+    def run(self, args: list[str], env: dict[str, str]) -> Run:
+        number = next(self._runs)
+        out, err = self._folder / f"{number}.out", self._folder / f"{number}.err"
+        request = {"args": args, "env": env, "cwd": str(HERE), "stdout": str(out),
+                   "stderr": str(err)}
+        assert self._server.stdin is not None and self._server.stdout is not None
+        self._server.stdin.write(json.dumps(request) + "\n")
+        self._server.stdin.flush()
+        answer = self._server.stdout.readline()
+        assert answer, f"the pytest fork server ended (exit status {self._server.wait()})"
+        return Run(json.loads(answer)["returncode"], out.read_text("utf-8"),
+                   err.read_text("utf-8"))
+
+    def close(self) -> None:
+        assert self._server.stdin is not None
+        self._server.stdin.close()
+        assert self._server.wait(timeout=60) == 0
+
+
+@pytest.fixture(scope="module")
+def forks(tmp_path_factory):
+    runner = PytestForks(tmp_path_factory.mktemp("mutant-runs"))
+    yield runner
+    runner.close()
+
+
+def _run(forks, modules, *options, mutant=None):
+    env = _env()
     if mutant is not None:
         env["DSH_MUTANT"] = mutant
-    return subprocess.run(
-        [sys.executable, "-m", "pytest", "--pyargs", *modules, "-q", "-p", "no:cacheprovider",
-         "-p", "no:randomly", "--no-header", *options],
-        capture_output=True, text=True, check=False, env=env, cwd=HERE,
-    )
+    return forks.run(["--pyargs", *modules, "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
+                      "--no-header", *options], env)
 
 
 def test_the_catalog_covers_at_least_thirty_behaviours():
@@ -66,20 +117,20 @@ def _function(mutant):
 
 
 @pytest.mark.parametrize("name", sorted(MUTANTS))
-def test_the_suite_fails_the_mutant(name):
+def test_the_suite_fails_the_mutant(forks, name):
     mutant = MUTANTS[name]
-    done = _run([mutant.module], "-k", _function(mutant),
+    done = _run(forks, [mutant.module], "-k", _function(mutant),
                 "--dsh-impl=mutant_impls:IMPLEMENTATION", "-rf", mutant=name)
     assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-2000:]
     failed = [line for line in done.stdout.splitlines() if line.startswith("FAILED ")]
     assert any(mutant.expected_failure in line for line in failed), done.stdout[-3000:]
 
 
-def test_the_unbroken_catalog_passes_the_same_tests():
+def test_the_unbroken_catalog_passes_the_same_tests(forks):
     # Imported without DSH_MUTANT the catalog patches nothing: its implementation
     # is the reference, so every failure above is the mutant's doing.
     modules = sorted({mutant.module for mutant in MUTANTS.values()})
     selection = " or ".join(sorted({_function(mutant) for mutant in MUTANTS.values()}))
-    done = _run(modules, "-k", selection, "--dsh-impl=mutant_impls:IMPLEMENTATION")
+    done = _run(forks, modules, "-k", selection, "--dsh-impl=mutant_impls:IMPLEMENTATION")
     assert done.returncode == 0, done.stdout[-3000:]
     assert " passed" in done.stdout.splitlines()[-1]

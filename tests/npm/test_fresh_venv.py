@@ -14,10 +14,13 @@ import re
 import shutil
 import subprocess
 import sys
+import zipfile
+from importlib import metadata
 from pathlib import Path
 
 import pytest
 
+import pytest_dsh
 from pytest_dsh.npm.known_failures import load_expectations
 
 # Installs packages or runs pytest in other processes: more than the default budget.
@@ -51,16 +54,43 @@ class Venv:
         return kit.user_env(PATH=path if path is not None else default, **extra)
 
 
+def _record(lines: str) -> set[str]:
+    """A RECORD's ``path,hash`` entries of the kit's own files (not its dist-info)."""
+    return {line.rsplit(",", 1)[0] for line in lines.splitlines()
+            if line and ".dist-info/" not in line.split(",", 1)[0]}
+
+
+def _installed_kit_wheel() -> Path | None:
+    """The wheel ``make`` built and installed into this environment
+    (``DSH_KIT_WHEEL``), if every file of it is the installed kit's: the
+    distribution the other tests exercise, so it need not be built again."""
+    named = os.environ.get("DSH_KIT_WHEEL")
+    if not named or not Path(named).is_file():
+        return None
+    with zipfile.ZipFile(named) as archive:
+        records = [n for n in archive.namelist() if n.endswith(".dist-info/RECORD")]
+        if len(records) != 1:
+            return None
+        shipped = _record(archive.read(records[0]).decode("utf-8"))
+    # The distribution beside the imported kit (a checkout's egg-info is not it).
+    site = str(Path(pytest_dsh.__file__).resolve().parents[1])
+    dists = [d for d in metadata.distributions(path=[site]) if d.name == "pytest-dsh"]
+    installed = (dists[0].read_text("RECORD") or "") if len(dists) == 1 else ""
+    return Path(named) if shipped and shipped <= _record(installed) else None
+
+
 @pytest.fixture(scope="module")
 def venv(tmp_path_factory, kit) -> Venv:
     kit.require_npm()
     root = tmp_path_factory.mktemp("fresh")
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(root / "dist"),
-         str(REPO)],
-        check=True, capture_output=True, timeout=600,
-    )
-    wheel = next((root / "dist").glob("pytest_dsh-*.whl"))
+    wheel = _installed_kit_wheel()
+    if wheel is None:
+        subprocess.run(
+            [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w",
+             str(root / "dist"), str(REPO)],
+            check=True, capture_output=True, timeout=600,
+        )
+        wheel = next((root / "dist").glob("pytest_dsh-*.whl"))
     subprocess.run([sys.executable, "-m", "venv", str(root / "venv")], check=True, timeout=300)
     subprocess.run(
         [str(root / "venv" / "bin" / "python"), "-m", "pip", "install", "--quiet",
