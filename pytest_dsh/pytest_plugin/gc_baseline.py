@@ -1,16 +1,23 @@
-"""Keep what lives for the whole run out of the cyclic garbage collector's way.
+"""Keep the cyclic garbage collector from rewalking what a run keeps alive.
 
-Everything collection builds (the test modules, their items and markers,
-Hypothesis's strategies, the fixtures' definitions) lives until the run ends
-and takes part in no cycle the run needs collected, yet each full collection
-of a run walks it all again: a tenth of a suite run's time. Once the tests are
-collected, one collection clears what collecting left behind and
-``gc.freeze()`` moves the survivors into the permanent generation, which
-later collections do not walk. The run's end hands them back
-(``gc.unfreeze()``).
+Two kinds of objects make a test run's collections expensive, and neither is
+garbage the run needs collected early:
 
-Only the outermost session freezes: a pytest run inside a test (pytester)
-finds the heap already frozen and leaves it to its owner. The fake host's own
+* what collection builds (the test modules, their items and markers,
+  Hypothesis's strategies, the fixtures' definitions) lives until the run
+  ends. Once the tests are collected, one collection clears what collecting
+  left behind and ``gc.freeze()`` moves the survivors into the permanent
+  generation, which later collections do not walk;
+* what one test builds (its hosts, their logs, the event loop's handles)
+  lives until the test ends. With CPython's young threshold of 700 objects a
+  collection finds that working set still alive and promotes it, so the
+  oldest generation fills with objects that die a moment later, and each
+  full collection walks them. A young threshold of :data:`YOUNG_THRESHOLD`
+  lets most of a test's working set die where it was made.
+
+The run's end hands the frozen objects back (``gc.unfreeze()``) and puts the
+thresholds back. Only the outermost session does either: a pytest run inside
+a test (pytester) leaves the collector to its owner. The fake host's own
 shelter (:mod:`pytest_dsh.fake_host.gc_shelter`) unfreezes only what it froze
 itself, at the cost of this baseline: a test that makes it freeze gives the
 baseline back to the collector, nothing else. Nothing here changes what a
@@ -20,31 +27,58 @@ test can observe; it is a cost of the test process only.
 from __future__ import annotations
 
 import gc
+from typing import Final
 
 import pytest
 
-__all__: list[str] = []
+__all__ = ["YOUNG_THRESHOLD"]
 
-#: Set on the config of the session that froze the heap.
-_FROZE = pytest.StashKey[bool]()
-#: Whether a session of this process holds the freeze.
-_held = False
+#: New objects between two collections of the youngest generation while the
+#: run lasts (the older generations keep their thresholds).
+YOUNG_THRESHOLD: Final = 10_000
+
+
+class _Owner:
+    """The session whose run owns the collector's settings."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.thresholds = gc.get_threshold()
+        self.froze = False
+
+
+_owner: _Owner | None = None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    global _owner
+    if _owner is not None or not gc.isenabled():
+        return
+    _owner = _Owner(config)
+    _, older, oldest = _owner.thresholds
+    gc.set_threshold(max(YOUNG_THRESHOLD, _owner.thresholds[0]), older, oldest)
 
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_finish(session: pytest.Session) -> None:
-    global _held
-    if _held or not gc.isenabled() or session.config.option.collectonly:
+    owner = _owner
+    if owner is None or owner.config is not session.config or owner.froze:
+        return
+    if session.config.option.collectonly:
         return
     gc.collect()
     gc.freeze()
-    _held = True
-    session.config.stash[_FROZE] = True
+    owner.froze = True
 
 
+@pytest.hookimpl(trylast=True)
 def pytest_unconfigure(config: pytest.Config) -> None:
-    global _held
-    if config.stash.get(_FROZE, False):
-        del config.stash[_FROZE]
-        _held = False
+    global _owner
+    owner = _owner
+    if owner is None or owner.config is not config:
+        return
+    _owner = None
+    if owner.froze:
         gc.unfreeze()
+    gc.set_threshold(*owner.thresholds)
