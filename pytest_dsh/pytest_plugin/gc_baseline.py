@@ -15,8 +15,11 @@ garbage the run needs collected early:
   full collection walks them. A young threshold of :data:`YOUNG_THRESHOLD`
   lets most of a test's working set die where it was made.
 
-The run's end hands the frozen objects back (``gc.unfreeze()``) and puts the
-thresholds back. Only the outermost session does either: a pytest run inside
+Only a run that names an implementation (``--dsh-impl`` or ``dsh_impl``)
+does this: an unrelated test suite in an environment where the kit is
+installed keeps the collector as it is. The run's end hands the frozen
+objects back (``gc.unfreeze()``) and puts the thresholds back. Only the
+outermost session does either: a pytest run inside
 a test (pytester) leaves the collector to its owner. The fake host's own
 shelter (:mod:`pytest_dsh.fake_host.gc_shelter`) unfreezes only what it froze
 itself, at the cost of this baseline: a test that makes it freeze gives the
@@ -53,11 +56,15 @@ _owner: _Owner | None = None
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
     global _owner
-    if _owner is not None or not gc.isenabled():
+    if _owner is not None or not gc.isenabled() or not _names_an_implementation(config):
         return
     _owner = _Owner(config)
     _, older, oldest = _owner.thresholds
     gc.set_threshold(max(YOUNG_THRESHOLD, _owner.thresholds[0]), older, oldest)
+
+
+def _names_an_implementation(config: pytest.Config) -> bool:
+    return bool(config.getoption("dsh_impl") or str(config.getini("dsh_impl") or "").strip())
 
 
 @pytest.hookimpl(trylast=True)
