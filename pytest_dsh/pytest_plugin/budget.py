@@ -23,7 +23,8 @@ Options (each with an ini twin; declared in :mod:`pytest_dsh.pytest_plugin.optio
     never returns to the event loop. The bridge counts inside Node, against
     what the phase has left, and also stops a request that opens 500 steps of
     one turn without virtual time moving (a turn that never ends, caught
-    within seconds). ``0`` is unlimited.
+    within seconds), 64 when most of those steps were opened by messages
+    injected at the step before (the host limit's runaway). ``0`` is unlimited.
 
 ``--dsh-max-runaways N`` / ini ``dsh_max_runaways`` (default 3)
     Stop the run after N tests ran away (each may cost the whole wall
