@@ -34,6 +34,8 @@ from typing import Final
 
 import pytest
 
+from pytest_dsh.pytest_plugin.options import configured
+
 __all__ = ["YOUNG_THRESHOLD"]
 
 #: New objects between two collections of the youngest generation while the
@@ -56,15 +58,11 @@ _owner: _Owner | None = None
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
     global _owner
-    if _owner is not None or not gc.isenabled() or not _names_an_implementation(config):
+    if _owner is not None or not gc.isenabled() or configured(config, "dsh_impl") is None:
         return
     _owner = _Owner(config)
     _, older, oldest = _owner.thresholds
     gc.set_threshold(max(YOUNG_THRESHOLD, _owner.thresholds[0]), older, oldest)
-
-
-def _names_an_implementation(config: pytest.Config) -> bool:
-    return bool(config.getoption("dsh_impl") or str(config.getini("dsh_impl") or "").strip())
 
 
 @pytest.hookimpl(trylast=True)

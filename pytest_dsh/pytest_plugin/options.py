@@ -25,7 +25,10 @@ from pytest_dsh.pytest_plugin.budget import (
     DEFAULT_WALL_BUDGET_S,
 )
 
-__all__ = ["GROUP", "NO_DEFAULT", "OPTIONS", "Ini", "Option", "not_carried", "pytest_addoption"]
+__all__ = [
+    "GROUP", "NO_DEFAULT", "OPTIONS", "Ini", "Option", "configured", "not_carried",
+    "pytest_addoption",
+]
 
 #: The ``--help`` section every option is listed in.
 GROUP: Final = ("dsh", "DSH plugin conformance (pytest-dsh)")
@@ -211,3 +214,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         if ini.default is not NO_DEFAULT:
             extra["default"] = ini.default
         parser.addini(ini.name, ini.help, **extra)
+
+
+def configured(config: pytest.Config, name: str) -> str | None:
+    """The option ``name`` if given, else its ini twin, else ``None``."""
+    option = config.getoption(name)
+    if option is not None:
+        return str(option)
+    ini = str(config.getini(name) or "").strip()
+    return ini or None

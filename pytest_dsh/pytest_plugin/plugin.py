@@ -73,6 +73,7 @@ from pytest_dsh.pytest_plugin import (
 )
 from pytest_dsh.pytest_plugin.fixture_options import dsh_update_golden  # noqa: F401  (a fixture)
 from pytest_dsh.pytest_plugin.hypothesis_scope import SuiteHypothesis, property_test
+from pytest_dsh.pytest_plugin.options import configured
 from pytest_dsh.pytest_plugin.probes import register as register_probe_marker
 from pytest_dsh.pytest_plugin.reporting import ReportCollector, RunInfo, TestResult
 from pytest_dsh.pytest_plugin.reporting.readmes import readme_line, readme_versions
@@ -133,15 +134,6 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
     return None
 
 
-def _configured(config: pytest.Config, name: str) -> str | None:
-    """The option if given, else its ini twin, else ``None``."""
-    option = config.getoption(name)
-    if option is not None:
-        return str(option)
-    ini = str(config.getini(name) or "").strip()
-    return ini or None
-
-
 def _configured_path(config: pytest.Config, name: str) -> pathlib.Path | None:
     """A path option (relative to the invocation folder) or its ini twin
     (relative to the ini file's folder)."""
@@ -160,7 +152,7 @@ def resolve_configured_implementation(config: pytest.Config) -> tuple[str, Imple
     ``None``. Every way of naming one goes through here; any problem, an
     exception raised by the implementation's own module included, is one
     :class:`pytest.UsageError` saying what to fix."""
-    spec = _configured(config, "dsh_impl")
+    spec = configured(config, "dsh_impl")
     if spec is None:
         return None
     try:
@@ -211,7 +203,7 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     register_probe_marker(config)
     resolved = resolve_configured_implementation(config)
-    level = _configured(config, "dsh_level") or "all"
+    level = configured(config, "dsh_level") or "all"
     if level not in ("all", *LEVELS):
         raise pytest.UsageError(f"dsh_level: {level!r} is not one of readme, compat, all")
     run = DshRun(
