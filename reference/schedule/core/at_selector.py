@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, TypeVar
 
 from pytest_dsh.contract.tzdb import pinned_zone_keys
 
@@ -107,24 +107,16 @@ def validate_time_zone(value: str) -> str:
     only ``UTC`` itself may have a single segment."""
     if value == "UTC":
         return value
-    if type(value) is str:
-        known = _KEYS_BY_NAME.get(value)
-        if known is not None:
-            return known
+    return _read_once(_KEYS_BY_NAME, value, _zone_key)
+
+
+def _zone_key(value: str) -> str:
     key = None
     if value.isascii() and _ZONE_NAME.fullmatch(value):
         key = _zone_keys_by_folded_name().get(value.casefold())
     if key is None:
         raise ScheduleInputError(INVALID_TIME_ZONE, ZONE_NAME_MESSAGE)
-    if type(value) is str:
-        if len(_KEYS_BY_NAME) >= _TEXT_CACHE_SIZE:
-            _KEYS_BY_NAME.clear()
-        _KEYS_BY_NAME[value] = key
     return key
-
-
-#: The key each accepted zone name named (names are read once, as dates and times).
-_KEYS_BY_NAME: dict[str, str] = {}
 
 
 def _parse_offset_string(text: str) -> int:
@@ -161,67 +153,73 @@ def _parse_local_object(at: Mapping[object, object]) -> int:
     if date is None or time is None:
         raise ScheduleInputError(INVALID_RULE, LOCAL_AT_SHAPE_MESSAGE)
     year, month, day, real_date = date
-    hour, minute, second, millisecond = time
-    if year == 0 or hour > 23 or minute > 59 or second > 59:
+    fields = LocalFields(year, month, day, *time)
+    if _has_out_of_range_field(fields):
         raise ScheduleInputError(INVALID_RULE, LOCAL_UNREAL_TIME_MESSAGE)
     if not real_date:  # shares the non-local wording on purpose
         raise ScheduleInputError(INVALID_RULE, UNREAL_DATE_TIME_MESSAGE)
-    fields = LocalFields(year, month, day, hour, minute, second, millisecond)
     return resolve_local_instant(fields, validate_time_zone(zone))
 
 
 # The fields of each date and time text parsed (None: not the grammar's), and
-# whether the date is a real calendar date. Many creates name the same day or
-# the same time of day (a table of one zone's transitions, a daily reminder),
-# so each text is parsed once; the caches are emptied when full, so no input
-# makes them grow without end.
+# whether the date is a real calendar date; the key each accepted zone name
+# names. Many creates name the same day, time of day or zone (a table of one
+# zone's transitions, a daily reminder), so each text is read once.
+T = TypeVar("T")
 _DATES: dict[str, tuple[int, int, int, bool] | None] = {}
 _TIMES: dict[str, tuple[int, int, int, int] | None] = {}
+_KEYS_BY_NAME: dict[str, str] = {}
 _TEXT_CACHE_SIZE: Final = 4096
 
 
+def _read_once(cache: dict[str, T], text: str, read: Callable[[str], T]) -> T:
+    """``read(text)``, each exact ``str`` read once: the cache is emptied when
+    full, so no input makes it grow without end. What ``read`` raises is
+    raised again on the next read of that text."""
+    if type(text) is not str:  # a subclass could hash or compare differently
+        return read(text)
+    try:
+        return cache[text]
+    except KeyError:
+        pass
+    value = read(text)
+    if len(cache) >= _TEXT_CACHE_SIZE:
+        cache.clear()
+    cache[text] = value
+    return value
+
+
 def _local_date(text: str) -> tuple[int, int, int, bool] | None:
-    if type(text) is str:  # a subclass could hash or compare differently
-        try:
-            return _DATES[text]
-        except KeyError:
-            pass
+    return _read_once(_DATES, text, _read_local_date)
+
+
+def _read_local_date(text: str) -> tuple[int, int, int, bool] | None:
     match = _LOCAL_DATE.fullmatch(text)
-    parsed = None
-    if match is not None:
-        year, month, day = int(match[1]), int(match[2]), int(match[3])
-        parsed = (year, month, day, is_real_calendar_date(year, month, day))
-    if type(text) is str:
-        if len(_DATES) >= _TEXT_CACHE_SIZE:
-            _DATES.clear()
-        _DATES[text] = parsed
-    return parsed
+    if match is None:
+        return None
+    year, month, day = int(match[1]), int(match[2]), int(match[3])
+    return year, month, day, is_real_calendar_date(year, month, day)
 
 
 def _local_time(text: str) -> tuple[int, int, int, int] | None:
-    if type(text) is str:
-        try:
-            return _TIMES[text]
-        except KeyError:
-            pass
+    return _read_once(_TIMES, text, _read_local_time)
+
+
+def _read_local_time(text: str) -> tuple[int, int, int, int] | None:
     match = _LOCAL_TIME.fullmatch(text)
-    parsed = None
-    if match is not None:
-        # ".5" is 500 ms and ".05" is 50 ms: right-pad the fraction to three digits.
-        fraction = int((match[4] or "").ljust(3, "0"))
-        parsed = (int(match[1]), int(match[2]), int(match[3]), fraction)
-    if type(text) is str:
-        if len(_TIMES) >= _TEXT_CACHE_SIZE:
-            _TIMES.clear()
-        _TIMES[text] = parsed
-    return parsed
+    if match is None:
+        return None
+    return int(match[1]), int(match[2]), int(match[3]), _milliseconds(match[4])
 
 
 def _fields(numbers: tuple[str | None, ...], fraction: str | None) -> LocalFields:
     year, month, day, hour, minute, second = (int(text or "0") for text in numbers)
+    return LocalFields(year, month, day, hour, minute, second, _milliseconds(fraction))
+
+
+def _milliseconds(fraction: str | None) -> int:
     # ".5" is 500 ms and ".05" is 50 ms: right-pad the fraction to three digits.
-    millisecond = int((fraction or "").ljust(3, "0"))
-    return LocalFields(year, month, day, hour, minute, second, millisecond)
+    return int((fraction or "").ljust(3, "0"))
 
 
 def _has_out_of_range_field(fields: LocalFields) -> bool:
