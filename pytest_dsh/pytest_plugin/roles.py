@@ -29,7 +29,7 @@ never failed and never passed. Companions (``*-invariant``) and
 from __future__ import annotations
 
 from collections.abc import Mapping, Set
-from typing import Final
+from typing import Final, get_args
 
 import pytest
 
@@ -80,7 +80,7 @@ def named_requirements(item: pytest.Item, kind: Kind) -> frozenset[str]:
 
 def _read_needs(item: pytest.Item) -> Mapping[Kind, frozenset[str]]:
     """One pass over ``item``'s markers: every name checked, sorted by kind."""
-    names: dict[Kind, set[str]] = {"capability": set(), "seam": set(), "host-behaviour": set()}
+    names: dict[Kind, set[str]] = {kind: set() for kind in get_args(Kind)}
     for mark in item.iter_markers(MARKER):
         for arg in mark.args:
             names[requirement(str(arg)).kind].add(str(arg))
