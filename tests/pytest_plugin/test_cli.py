@@ -19,12 +19,28 @@ from pytest_dsh.pytest_plugin.conformance_cli import pytest_arguments
 CLI = shutil.which("dsh-conformance", path=str(pathlib.Path(sys.executable).parent))
 
 
+#: Below the test's wall budget (120 s), so that a run that never ends fails
+#: with what it printed so far rather than with the budget's bare alarm.
+_RUN_TIMEOUT_S = 90
+
+
 def _run(cwd: pathlib.Path, *args: str) -> subprocess.CompletedProcess[str]:
     assert CLI is not None, "dsh-conformance is not installed beside this Python"
-    return subprocess.run(
-        [CLI, *args], cwd=cwd, capture_output=True, text=True, check=False,
-        env={**os.environ, "PYTHONPATH": str(cwd)}, timeout=600,
-    )
+    try:
+        return subprocess.run(
+            [CLI, *args], cwd=cwd, capture_output=True, text=True, check=False,
+            stdin=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": str(cwd)},
+            timeout=_RUN_TIMEOUT_S,
+        )
+    except subprocess.TimeoutExpired as stopped:
+        pytest.fail(
+            f"dsh-conformance {' '.join(args)} did not end within {_RUN_TIMEOUT_S} s; "
+            f"it printed:\n{_text(stopped.stdout)[-3000:]}\n{_text(stopped.stderr)[-3000:]}"
+        )
+
+
+def _text(output: str | bytes | None) -> str:
+    return output.decode("utf-8", "replace") if isinstance(output, bytes) else output or ""
 
 
 def _document(folder: pathlib.Path) -> dict:
@@ -105,7 +121,7 @@ def test_a_bad_argument_is_a_usage_error_not_pytest_s_interrupted(argv, capsys):
 def test_the_report_command_writes_three_reports_and_prints_the_verdict(tmp_path):
     done = _run(
         tmp_path, "--impl", "reference", "--report", "rep", "--section", "time-context",
-        "-k", "test_configuration",
+        "-k", "test_configuration", "--workers", "1",
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr
     assert "dsh-conformance: conforms (exit status 0)" in done.stdout
