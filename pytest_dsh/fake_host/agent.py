@@ -460,7 +460,9 @@ class FakeAgent:
             if signal.aborted:
                 self._end_turn(turn, host_events.ABORTED)
                 return
-            session.append_built("step/start", *host_events.step_data(turn, step))
+            # step/start and step/end share one read-only data object.
+            step_built = host_events.step_data(turn, step)
+            session.append_built("step/start", *step_built)
             # The log is append-only, so its length identifies what this step sent.
             self.model.record_request(session)
             reply = self.model.next_reply()
@@ -470,16 +472,16 @@ class FakeAgent:
                 return
             if signal.aborted:
                 # Aborted while the model answered (a disposal): nothing of the reply is kept.
-                session.append_built("step/end", *host_events.step_data(turn, step))
+                session.append_built("step/end", *step_built)
                 self._end_turn(turn, host_events.ABORTED)
                 return
             if reply.text is not None:
                 self._append_reply_text(turn, step, reply.text)
-                session.append_built("step/end", *host_events.step_data(turn, step))
+                session.append_built("step/end", *step_built)
                 self._end_turn(turn, host_events.COMPLETED)
                 return
             await self._run_tool_calls(turn, step, reply.tool_calls, signal)
-            session.append_built("step/end", *host_events.step_data(turn, step))
+            session.append_built("step/end", *step_built)
         self._end_turn(turn, host_events.reason_data("error", "too many steps"))
 
     def _append_reply_text(self, turn: int, step: int, text: str) -> None:

@@ -271,8 +271,9 @@ class HostProcess:
 
     def guard_append(self, session: FakeSession, event: SessionEvent) -> None:
         self.faults.check_append(event["type"], event["data"])
-        for owner, checker in list(self.invariants):
-            _run_checker(owner, checker, session.log, event, session.seed_length)
+        if self.invariants:  # a copy: a checker may dispose of itself
+            for owner, checker in list(self.invariants):
+                _run_checker(owner, checker, session.log, event, session.seed_length)
         if self.host.store.durability == "per-event":
             try:  # durable before it is appended, or not appended at all
                 self.host.store.persist(session.header, session.log_with(event))
@@ -295,8 +296,11 @@ class HostProcess:
             if result is not None and inspect.isawaitable(result):
                 await result
 
-    async def run_pre_step(self, agent: FakeAgent, turn: int, step: int, signal: Signal) -> None:
-        await self.call_serial("dsh_pre_step", agent=agent, turn=turn, step=step, signal=signal)
+    def run_pre_step(
+        self, agent: FakeAgent, turn: int, step: int, signal: Signal
+    ) -> Coroutine[Any, Any, None]:
+        # The serial call's own coroutine, not one more wrapped around it.
+        return self.call_serial("dsh_pre_step", agent=agent, turn=turn, step=step, signal=signal)
 
     # -- lifecycle --------------------------------------------------------------
 

@@ -85,16 +85,22 @@ class DurableStore:
         logs on every flush would make long sessions quadratic.
         """
         stored = self._sessions.get(header["id"])
-        if stored is not None and stored.source is header and len(stored.events) <= len(events):
-            kept = len(stored.events)
-            if kept == len(events):
-                return  # the same read-only header, nothing new: already durable
+        if stored is not None and stored.source is header:
+            # The common case, a live log that grew since its last flush: the
+            # same read-only header, so only the new events' texts are added.
+            kept, total = len(stored.events), len(events)
+            if kept == total:
+                return  # nothing new: already durable
+            if kept < total:
+                stored.events.extend(
+                    [event_text(event) or _encode(event) for event in events[kept:]]
+                )
+                return
+        header_text = _encode(header)
+        if stored is None or len(stored.events) > len(events) or stored.header != header_text:
+            stored, kept = _DurableSession(header_text), 0
         else:
-            header_text = _encode(header)
-            if stored is None or len(stored.events) > len(events) or stored.header != header_text:
-                stored, kept = _DurableSession(header_text), 0
-            else:
-                kept = len(stored.events)
+            kept = len(stored.events)
         # An appended event carries its JSON text (pytest_dsh.contract.frozen_json): the
         # store keeps that very string instead of serialising the event again.
         suffix = [event_text(event) or _encode(event) for event in events[kept:]]

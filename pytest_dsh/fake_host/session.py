@@ -147,6 +147,9 @@ class FakeSession:
         # Seeded and resumed events become read-only snapshots too.
         self._events = [freeze_event(event) for event in events]
         gc_shelter.grew(len(self._events))
+        # The view of the log as it is now: every read until the next append
+        # shares it (a view never changes, so sharing is safe).
+        self._view = EventsView(self._events, len(self._events))
         self._now_ms = now_ms
         self._guard = guard
         self._read_guard = read_guard
@@ -165,13 +168,24 @@ class FakeSession:
         """The raw log as a plugin reads it (the fault plan may make it raise)."""
         if self._read_guard is not None:
             self._read_guard()
-        # O(1): the raw list only ever grows, so a prefix view is a stable snapshot.
-        return EventsView(self._events, len(self._events))
+        view = self._view  # as `log` reads it (inlined: a read per fold)
+        if view._length != len(self._events):
+            view = self._view = EventsView(self._events, len(self._events))
+        return view
 
     @property
     def log(self) -> Sequence[SessionEvent]:
         """The raw log as the host itself reads it (never faulted)."""
-        return EventsView(self._events, len(self._events))
+        # O(1): the raw list only ever grows, so a prefix view is a stable snapshot.
+        view = self._view
+        if view._length != len(self._events):
+            view = self._view = EventsView(self._events, len(self._events))
+        return view
+
+    @property
+    def length(self) -> int:
+        """How many events the raw log holds (``len(log)`` without a view)."""
+        return len(self._events)
 
     @property
     def seed_length(self) -> int:

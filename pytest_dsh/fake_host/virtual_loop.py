@@ -32,6 +32,7 @@ host does not spin again; the test fails with the error.
 from __future__ import annotations
 
 import asyncio
+import collections
 import math
 import selectors
 import time
@@ -181,6 +182,9 @@ class VirtualEventLoop(asyncio.SelectorEventLoop):
         self._virtual_selector = VirtualSelector(clock)
         super().__init__(selector=self._virtual_selector)
         self._virtual_selector.attach(self)
+        # BaseEventLoop's queue of ready callbacks (made once, never replaced):
+        # a flush asks whether it is empty, and this reads it without a call.
+        self._ready_callbacks: collections.deque[Any] = _internals(self)._ready
         self.time_moved()
 
     # asyncio pops timers due within one resolution step; keep it tiny but
@@ -200,7 +204,7 @@ class VirtualEventLoop(asyncio.SelectorEventLoop):
     def has_ready(self) -> bool:
         """Whether any callback waits to run at this instant (the rest of the
         current iteration's included)."""
-        return _pending_ready(self)
+        return bool(self._ready_callbacks)
 
     def drive(self, seconds: float) -> None:
         """Run callbacks and timers until ``seconds`` of virtual time have passed
