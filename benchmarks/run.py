@@ -253,6 +253,35 @@ def simulate_every(impl: str, days: float) -> Simulation:
         host.close()
 
 
+def calls_per_delivery(days: float) -> tuple[int, float]:
+    """Deliveries of the reference's simulated span, and the function calls
+    (Python and C, cProfile's count) each took on average: unlike CPU time,
+    the count does not depend on the machine's load, so it compares two
+    versions of the code exactly. Measured after half a simulated day, so
+    the start (plugin load, first fold) is left out."""
+    host = resolve_implementation("reference").open_host(start_ms=START_MS)
+    try:
+        host.load_plugin("schedule")
+        agent = host.create_agent()
+        agent.call_tool("schedule_create", {"prompt": "tick", "every_seconds": EVERY_S})
+        host.advance(43_200)
+        before = len(agent.events())
+        profiler = cProfile.Profile()
+        profiler.enable()
+        try:
+            host.advance(days * 86_400)
+        finally:
+            profiler.disable()
+        new = agent.events()[before:]
+        deliveries = sum(1 for e in new if e["type"] == "schedule/change"
+                         and e["data"].get("operation") == "dispatch")
+        stats = pstats.Stats(profiler)
+        calls = sum(row[1] for row in stats.stats.values())  # type: ignore[attr-defined]
+        return deliveries, calls / max(deliveries, 1)
+    finally:
+        host.close()
+
+
 def _node_cpu(host: HostDriver) -> float | None:
     """User + system seconds the host's Node process has used so far (None for
     an in-process host): read from /proc, since the process is still running."""
@@ -377,6 +406,9 @@ def main() -> None:
                         help="skip the official build's full DST table (minutes, bridged)")
     parser.add_argument("--no-npm-run", action="store_true",
                         help="skip the npm author's full run (dsh-conformance --impl npm)")
+    parser.add_argument("--calls", action="store_true",
+                        help="also count the function calls per delivery of the reference's "
+                             "simulated span (--days; deterministic, unlike CPU time)")
     parser.add_argument("--profile", metavar="FILE",
                         help="run the in-process sections (latency, every) under cProfile: "
                              "write the stats to FILE (pstats) and print the top functions "
@@ -442,6 +474,13 @@ def _run(options: argparse.Namespace) -> None:
                 "n/a" if f.refolds is None else f.refolds]
                for f in (simulate_every(impl, days if impl == "reference" else official_days)
                          for impl in impls)))
+    if options.calls and "every" in sections and "reference" in impls:
+        if options.profile:  # one profiler at a time: the count would end the profile
+            print("--calls is ignored under --profile", file=sys.stderr)
+        else:
+            deliveries, calls = calls_per_delivery(days)
+            table(["implementation", "simulated days", "deliveries", "calls per delivery"],
+                  [["reference", f"{days:g}", f"{deliveries:,}", f"{calls:.1f}"]])
     if options.no_suites or options.quick or "suites" not in sections:
         return
 
