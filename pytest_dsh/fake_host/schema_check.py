@@ -231,14 +231,27 @@ def _const_check(const: Any) -> Check:
     def const_check(value: Any) -> bool:
         return _equal(value, const)
 
-    return const_check
+    if type(const) is not str:
+        return const_check
+
+    def string_const_check(value: Any) -> bool:
+        # A string equals only the same string (_equal's first rule that applies).
+        return value == const if type(value) is str else _equal(value, const)
+
+    return string_const_check
 
 
 def _enum_check(choices: list[Any]) -> Check:
     def enum_check(value: Any) -> bool:
         return any(_equal(choice, value) for choice in choices)
 
-    return enum_check
+    strings = frozenset(choice for choice in choices if type(choice) is str)
+
+    def enum_or_string_check(value: Any) -> bool:
+        # A string is one of the choices exactly when it is one of the string choices.
+        return value in strings if type(value) is str else enum_check(value)
+
+    return enum_or_string_check
 
 
 # -- objects ------------------------------------------------------------------------
@@ -382,27 +395,21 @@ def _combinator_checks(schema: Mapping[str, Any]) -> list[Check]:
 
         checks.append(all_of_check)
     if "anyOf" in schema:
-        any_of = _branches(schema["anyOf"])
+        any_of = _branch_selector(schema["anyOf"])
 
         def any_of_check(value: Any) -> bool:
-            is_object = _KINDS.get(type(value)) == _OBJECT
-            for check, name, const in any_of:
-                if is_object and name is not None and _rejects(value, name, const):
-                    continue
+            for check in any_of(value):  # noqa: SIM110 (a plain loop, as above)
                 if check(value):
                     return True
             return False
 
         checks.append(any_of_check)
     if "oneOf" in schema:
-        one_of = _branches(schema["oneOf"])
+        one_of = _branch_selector(schema["oneOf"])
 
         def one_of_check(value: Any) -> bool:
-            is_object = _KINDS.get(type(value)) == _OBJECT
             matched = False
-            for check, name, const in one_of:
-                if is_object and name is not None and _rejects(value, name, const):
-                    continue
+            for check in one_of(value):
                 if check(value):
                     if matched:
                         return False
@@ -423,6 +430,46 @@ def _combinator_checks(schema: Mapping[str, Any]) -> list[Check]:
 def _branches(schemas: Any) -> tuple[tuple[Check, str | None, str | None], ...]:
     """Each branch's check and, when it has one, its discriminator (below)."""
     return tuple((_compile(sub), *_discriminator(sub)) for sub in schemas)
+
+
+def _branch_selector(schemas: Any) -> Callable[[Any], tuple[Check, ...]]:
+    """The checks of the branches a value may pass, in schema order: every
+    branch but those an object's tag rules out (:func:`_rejects`).
+
+    When the tagged branches share one property name, the branches left for
+    each tag value are listed once, so a value's tag picks them with one
+    lookup instead of a test per branch."""
+    branches = _branches(schemas)
+    every = tuple(check for check, _, _ in branches)
+    names = {name for _, name, _ in branches if name is not None}
+    if not names:
+        return lambda value: every
+    if len(names) > 1:
+        def in_order(value: Any) -> tuple[Check, ...]:
+            if _KINDS.get(type(value)) != _OBJECT:
+                return every
+            return tuple(check for check, name, const in branches
+                         if name is None or not _rejects(value, name, const))
+
+        return in_order
+    (tag,) = names
+    untagged = tuple(check for check, name, _ in branches if name is None)
+    by_const = {
+        const: tuple(check for check, name, other in branches if name is None or other == const)
+        for _, name, const in branches if const is not None
+    }
+
+    def by_tag(value: Any) -> tuple[Check, ...]:
+        if _KINDS.get(type(value)) != _OBJECT:
+            return every
+        if tag not in value:
+            return untagged
+        found = value[tag]
+        if type(found) is not str:
+            return every  # only a string tag rules a branch out
+        return by_const.get(found, untagged)
+
+    return by_tag
 
 
 def _discriminator(schema: Any) -> tuple[str | None, str | None]:

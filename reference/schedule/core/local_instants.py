@@ -13,6 +13,12 @@ milliseconds included:
 * no survivor: a gap (clocks jumped forward), unless a candidate fell outside
   0001-9999, in which case the time is out of range.
 
+Away from the edges of the range the candidates come from two offset reads
+instead of five: the zone's offsets for the wall time at both folds (PEP 495),
+which differ exactly inside a gap or an overlap (the offsets before and after
+its transition); each candidate is kept or dropped as above. Within a week of
+0001-01-01 or 9999-12-31 the samples decide.
+
 Offsets are read through :mod:`zoneinfo` from the pinned ``tzdata`` package
 and may carry seconds (local mean time before standard time). Everything else
 is integer arithmetic on epoch milliseconds, so years 1 and 9999 need no
@@ -41,6 +47,10 @@ _SAMPLE_DELTAS_MS: Final = (-48 * _HOUR_MS, -24 * _HOUR_MS, 0, 24 * _HOUR_MS, 48
 _UNIX_EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
 _ONE_MS: Final = timedelta(milliseconds=1)
 _from_timestamp: Final = datetime.fromtimestamp
+#: Wall times the two fold offsets decide: a week inside 0001-9999 (no
+#: offset reaches a day), so every candidate lies in the range.
+_FOLDS_DECIDE_FROM: Final = MIN_EPOCH_MS + 7 * 24 * _HOUR_MS
+_FOLDS_DECIDE_UNTIL: Final = MAX_EPOCH_MS - 7 * 24 * _HOUR_MS
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +106,13 @@ def resolve_local_instant(fields: LocalFields, zone_key: str) -> int:
     """
     zone = pinned_zone(zone_key)
     local_ms = fields.as_utc_epoch_ms()
+    decided = _instant_by_folds(zone, fields, local_ms)
+    return _instant_by_samples(zone, local_ms) if decided is None else decided
+
+
+def _instant_by_samples(zone: ZoneInfo, local_ms: int) -> int:
+    """The earliest instant whose wall time in ``zone`` is ``local_ms``, from
+    the offsets sampled around it (the module docstring)."""
     offsets: dict[int, None] = {}  # insertion-ordered, distinct
     for delta in _SAMPLE_DELTAS_MS:
         sample = min(max(local_ms + delta, MIN_EPOCH_MS), MAX_EPOCH_MS)
@@ -114,3 +131,28 @@ def resolve_local_instant(fields: LocalFields, zone_key: str) -> int:
     if out_of_range:
         raise ScheduleInputError(TIME_OUT_OF_RANGE, TIME_OUT_OF_RANGE_MESSAGE)
     raise ScheduleInputError(INVALID_RULE, LOCAL_TIME_GAP_MESSAGE)
+
+
+def _instant_by_folds(zone: ZoneInfo, fields: LocalFields, local_ms: int) -> int | None:
+    """The instant the samples would find, from the wall time's offsets at
+    both folds (PEP 495); None near the edges of the range, where the samples
+    decide. Raises ``invalid_rule`` for a time in a gap.
+
+    :mod:`zoneinfo` reads a wall time inside a gap or an overlap with the
+    offset before the transition at fold 0 and the one after it at fold 1,
+    and any other wall time with its one offset at both folds; each offset's
+    candidate counts when it reads back as the wall time."""
+    if not _FOLDS_DECIDE_FROM <= local_ms <= _FOLDS_DECIDE_UNTIL:
+        return None
+    wall = (fields.year, fields.month, fields.day, fields.hour, fields.minute, fields.second,
+            fields.millisecond * 1000, zone)
+    first, second = datetime(*wall).utcoffset(), datetime(*wall, fold=1).utcoffset()
+    assert first is not None and second is not None  # a ZoneInfo always knows its offset
+    found = None
+    for offset in (first,) if first == second else (first, second):
+        candidate = local_ms - offset // _ONE_MS
+        if candidate + zone_offset_ms(zone, candidate) == local_ms:
+            found = candidate if found is None else min(found, candidate)
+    if found is None:
+        raise ScheduleInputError(INVALID_RULE, LOCAL_TIME_GAP_MESSAGE)
+    return found

@@ -7,6 +7,8 @@ JSON value whose rendered text is its compact ``JSON.stringify`` form.
 from __future__ import annotations
 
 import json
+import json.encoder
+from collections.abc import Callable
 from typing import Final, Literal, NotRequired, TypedDict
 
 from .errors import ErrorCode
@@ -117,9 +119,26 @@ def render_tool_value(value: object) -> str:
 #: same short forms and lowercase ``\u00xx``), and writes safe integers,
 #: booleans and null the same way; floats and other strings (a lone surrogate)
 #: are left to :func:`to_js_json`.
-_encode_compact = json.JSONEncoder(
+_encode_compact: Callable[[object], str] = json.JSONEncoder(
     ensure_ascii=False, separators=(",", ":"), allow_nan=False, check_circular=False
 ).encode
+
+
+def _never_called(value: object) -> object:
+    raise TypeError(f"{type(value).__name__} is not a flat JSON member")
+
+
+# The same C encoder, made once: ``JSONEncoder.encode`` builds it anew on every
+# call, which costs more than encoding a view.
+_make_c_encoder = getattr(json.encoder, "c_make_encoder", None)
+_c_encode_string = getattr(json.encoder, "c_encode_basestring", None)
+if _make_c_encoder is not None and _c_encode_string is not None:
+    _c_encoder = _make_c_encoder(
+        None, _never_called, _c_encode_string, None, ":", ",", False, False, False
+    )
+
+    def _encode_compact(value: object) -> str:
+        return "".join(_c_encoder(value, 0))
 
 
 def _flat_and_plain(value: dict[object, object]) -> bool:

@@ -16,7 +16,9 @@ from dsh_reference.schedule.core import (
     parse_at_selector,
     resolve_local_instant,
     validate_time_zone,
+    zone_offset_ms,
 )
+from dsh_reference.schedule.core.local_instants import _instant_by_samples
 from pytest_dsh.contract.tzdb import pinned_zone
 
 SHAPE = (
@@ -375,3 +377,61 @@ def test_resolution_reproduces_the_wall_clock_of_any_instant_no_later_than_it(zo
     )
     assert again.replace(tzinfo=None) == wall.replace(tzinfo=None)
     assert instant_ms - resolved <= 3 * 3_600_000
+
+
+def _transitions(zone_key: str, start_ms: int, end_ms: int) -> list[int]:
+    """The zone's offset changes in [start, end), to the second (weekly scan, then bisection)."""
+    zone = pinned_zone(zone_key)
+    week = 7 * 86_400_000
+    found, at, before = [], start_ms, zone_offset_ms(zone, start_ms)
+    while at < end_ms:
+        after = zone_offset_ms(zone, at + week)
+        if after != before:
+            low, high = at, at + week  # the offset at low is `before`, at high it is not
+            while high - low > 1000:
+                middle = (low + high) // 2000 * 1000
+                if zone_offset_ms(zone, middle) == before:
+                    low = middle
+                else:
+                    high = middle
+            found.append(high)
+            before = zone_offset_ms(zone, high)
+        at += week
+    return found
+
+
+def _outcome(resolve, *args):
+    try:
+        return resolve(*args)
+    except ScheduleInputError as exc:
+        return exc.code
+
+
+def _fields_of(local_ms: int) -> LocalFields:
+    wall = datetime(1970, 1, 1) + timedelta(milliseconds=local_ms)
+    return LocalFields(wall.year, wall.month, wall.day, wall.hour, wall.minute, wall.second,
+                       wall.microsecond // 1000)
+
+
+_STEPS_MS = (-3_600_001, -3_600_000, -1_800_000, -1000, -1, 0, 1, 999, 1000, 1_800_000,
+             3_599_999, 3_600_000, 86_400_000)
+
+
+@pytest.mark.parametrize("zone_key", [
+    "America/New_York", "Europe/Dublin", "Australia/Lord_Howe", "Pacific/Apia",
+    "America/Santiago", "Antarctica/Troll", "Asia/Kathmandu", "Africa/Casablanca",
+    "Europe/Moscow",
+])
+def test_the_two_fold_offsets_decide_what_the_samples_decide(zone_key):
+    # The resolver reads two offsets where the samples read five: around every
+    # transition from 1900 to 2100 (both wall clocks of it, to the millisecond),
+    # the instant, the gap or the range error must be the samples' own.
+    zone = pinned_zone(zone_key)
+    transitions = _transitions(zone_key, -2_208_988_800_000, 4_102_444_800_000)
+    assert transitions, "the zone changes its offset in the span"
+    for at in transitions:
+        for wall in (at + zone_offset_ms(zone, at - 1000), at + zone_offset_ms(zone, at)):
+            for step in _STEPS_MS:
+                local_ms = wall + step
+                assert _outcome(resolve_local_instant, _fields_of(local_ms), zone_key) == \
+                    _outcome(_instant_by_samples, zone, local_ms), (zone_key, local_ms)
