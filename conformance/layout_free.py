@@ -68,10 +68,22 @@ def json_scalars(value: Any) -> Iterator[Any]:
 
 def mentions(value: Any, needle: object) -> bool:
     """Whether ``needle`` (a string or a number, never a bool) is a scalar of ``value``."""
-    return any(
-        scalar == needle and type(scalar) is not bool and type(needle) is not bool
-        for scalar in json_scalars(value)
-    )
+    if type(needle) is bool:
+        return False
+    # The walk of json_scalars, inlined: asked about every event of many logs.
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Mapping):
+            for key, child in item.items():
+                if key == needle and type(key) is not bool:
+                    return True
+                stack.append(child)
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+        elif item == needle and type(item) is not bool:
+            return True
+    return False
 
 
 def closed_codes_in(value: Any) -> set[str]:

@@ -25,10 +25,22 @@ shelter (:mod:`pytest_dsh.fake_host.gc_shelter`) unfreezes only what it froze
 itself, at the cost of this baseline: a test that makes it freeze gives the
 baseline back to the collector, nothing else. Nothing here changes what a
 test can observe; it is a cost of the test process only.
+
+When the process that ran such a session exits, the objects still alive are
+frozen too (:func:`_freeze_at_exit`, an exit handler registered when the run
+starts, so it runs after every handler registered later): the
+interpreter's closing passes of the collector would walk the whole heap
+several times (about a second after a whole suite) only to hand memory back
+that the operating system reclaims anyway. Objects are still freed by
+reference counting as the interpreter tears its modules down; what is no
+longer collected at exit is the reference cycles that are garbage by then.
+pytest's own last collection (when the session ends, which reports
+exceptions raised in finalizers) has run before.
 """
 
 from __future__ import annotations
 
+import atexit
 import gc
 from typing import Final
 
@@ -53,14 +65,25 @@ class _Owner:
 
 
 _owner: _Owner | None = None
+#: Whether this process already froze, or will freeze, what it holds at exit.
+_exit_registered = False
+
+
+def _freeze_at_exit() -> None:
+    """Keep the interpreter's closing collections from walking what is left."""
+    gc.freeze()
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
-    global _owner
+    global _owner, _exit_registered
     if _owner is not None or not gc.isenabled() or configured(config, "dsh_impl") is None:
         return
     _owner = _Owner(config)
+    if not _exit_registered:
+        # Registered before the run's own handlers, so it runs after them.
+        atexit.register(_freeze_at_exit)
+        _exit_registered = True
     _, older, oldest = _owner.thresholds
     gc.set_threshold(max(YOUNG_THRESHOLD, _owner.thresholds[0]), older, oldest)
 

@@ -214,21 +214,31 @@ def _table_case(zone: str, point: Mapping[str, Any], note: str) -> AtCase:
 
 
 @functools.cache
-def _rows_by_zone(area: str) -> dict[str, list[dict[str, Any]]]:
-    # One parse per area's tables: the zones of an area share them.
+def _area_lines(area: str) -> tuple[str, ...]:
+    # One read per area's tables: the zones of an area share them.
     tables = importlib.resources.files("dsh_fixtures").joinpath("dst", "all-zones")
-    by_zone: dict[str, list[dict[str, Any]]] = {}
+    lines: list[str] = []
     for entry in tables.iterdir():
         if entry.name.endswith(".jsonl") and entry.name.split("-")[0].split(".")[0] == area:
-            for row in map(json.loads, entry.read_text("utf-8").splitlines()):
-                by_zone.setdefault(row["zone"], []).append(row)
-    return by_zone
+            lines.extend(entry.read_text("utf-8").splitlines())
+    return tuple(lines)
+
+
+def _zone_rows(zone: str) -> list[dict[str, Any]]:
+    """The rows of ``zone``'s tables, in file order. Only lines that can be
+    its rows are parsed (an area holds a few hundred zones; the strategy asks
+    for a few): a line without an escape holds its zone's name verbatim, and
+    every line with one is parsed."""
+    quoted = f'"{zone}"'
+    candidates = (
+        line for line in _area_lines(zone.split("/", 1)[0]) if quoted in line or "\\" in line
+    )
+    return [row for row in map(json.loads, candidates) if row["zone"] == zone]
 
 
 @functools.cache
 def _transitions(zone: str) -> tuple[_Transition, ...]:
-    rows = sorted(_rows_by_zone(zone.split("/", 1)[0]).get(zone, ()),
-                  key=lambda row: row["transition"])
+    rows = sorted(_zone_rows(zone), key=lambda row: row["transition"])
     found = []
     for row in rows:
         points = tuple(
