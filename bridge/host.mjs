@@ -75,15 +75,27 @@ setIoBusy(
   () => currentProcess?.host.realIo === true && currentProcess.alive && currentProcess.flushesInFlight > 0,
 )
 
+/** Work done while no host is current (an append, an id minted): the work of
+ *  a host already closed, still running. A process whose test ran away is only
+ *  reused when none happens after the host closed (server.mjs `recycle`). */
+let hostlessWork = 0
+export function workWithoutHost() {
+  return hostlessWork
+}
+
 // Deterministic message ids: a counter instead of random UUIDs, per host.
 let uuidSeq = 0
 function resetIds() {
   uuidSeq = 0
 }
-patch('ids', globalThis.crypto, 'randomUUID', () => () => `00000000-0000-4000-8000-${String(++uuidSeq).padStart(12, '0')}`)
+patch('ids', globalThis.crypto, 'randomUUID', () => () => {
+  if (currentProcess === null) hostlessWork += 1
+  return `00000000-0000-4000-8000-${String(++uuidSeq).padStart(12, '0')}`
+})
 
 patch('append-faults', Session.prototype, 'append', (originalAppend) => function appendWithFaults(type, ...rest) {
   const proc = currentProcess
+  if (proc === null) hostlessWork += 1
   const live = proc?.alive && proc.sessions?.get(this.id) === this
   if (live && proc.faults.appendFails(type, rest[0])) {
     throw new Error(`append of '${type}' rejected by the fault plan`)

@@ -10,6 +10,7 @@ import { createRequire } from 'node:module'
 import { readFileSync } from 'node:fs'
 import { testOps, watchParent } from './lib/lifecycle.mjs'
 import { appliedPatches } from './lib/patches.mjs'
+import { noteIdleResources, uncleanReason } from './lib/recycle.mjs'
 
 // The protocol both halves read (protocol.json): an op or parameter it does
 // not declare is refused, and its version is exchanged in the greeting and `hello`.
@@ -40,7 +41,7 @@ async function load(path) {
 
 // The fake clock must be installed before the official packages load.
 const { clock, advance, settle, setWall, dropTimers } = await load('./lib/clock.mjs')
-const { Host, BridgeError, PLUGINS, PACKAGES, SHAPES } = await load('./host.mjs')
+const { Host, BridgeError, PLUGINS, PACKAGES, SHAPES, workWithoutHost } = await load('./host.mjs')
 const { callDomain, callDomainBatch, zoneInfo, runtimeVersions } = await load('./lib/domain.mjs')
 const { growthSync, resetGrowth, runawayOf, startRequest } = await load('./lib/growth.mjs')
 
@@ -141,6 +142,17 @@ const ops = {
     dropTimers()
     host = null
     return null
+  },
+  // After a runaway: close the host and say whether nothing of its stopped
+  // work can reach the next one (lib/recycle.mjs); if not, the driver retires us.
+  async recycle() {
+    host?.close()
+    dropTimers()
+    host = null
+    // The seams count nothing for a closed host: the stop has done its work.
+    resetGrowth()
+    const reason = await uncleanReason(workWithoutHost, () => clock.countTimers())
+    return { clean: reason === null, reason }
   },
   async load_plugin({ name, config }) {
     await requireHost().loadPlugin(name, config)
@@ -358,7 +370,7 @@ const ops = {
   async patches() {
     return appliedPatches()
   },
-  ...testOps(protocolOut),
+  ...testOps(protocolOut, () => host),
 }
 
 // Every handler is declared and every declared op has a handler (test ops
@@ -454,4 +466,5 @@ lines.on('line', (line) => {
 // reply any more, so a request still running is abandoned, not awaited.
 lines.on('close', () => process.exit(0))
 
+noteIdleResources()
 reply({ ready: true, protocol: PROTOCOL.protocol, node: process.version, versions, packages: PACKAGES, fake_now: clock.now })
