@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs'
 import { testOps, watchParent } from './lib/lifecycle.mjs'
 import { appliedPatches } from './lib/patches.mjs'
 import { noteIdleResources, uncleanReason } from './lib/recycle.mjs'
+import { dropStackFrames } from './lib/stack.mjs'
 
 // The protocol both halves read (protocol.json): an op or parameter it does
 // not declare is refused, and its version is exchanged in the greeting and `hello`.
@@ -41,9 +42,13 @@ async function load(path) {
 
 // The fake clock must be installed before the official packages load.
 const { clock, advance, settle, setWall, dropTimers } = await load('./lib/clock.mjs')
-const { Host, BridgeError, PLUGINS, PACKAGES, SHAPES, workWithoutHost } = await load('./host.mjs')
+const { Host, BridgeError, PLUGINS, PACKAGES, SHAPES, STACK_READERS, workWithoutHost } = await load('./host.mjs')
 const { callDomain, callDomainBatch, zoneInfo, runtimeVersions } = await load('./lib/domain.mjs')
 const { growthSync, resetGrowth, runawayOf, startRequest } = await load('./lib/growth.mjs')
+
+// Everything is loaded: errors from now on capture no frames unless code under
+// test can read them (lib/stack.mjs).
+if (STACK_READERS.length === 0) dropStackFrames()
 
 const require = createRequire(import.meta.url)
 // 'dsh-schedule' and 'dsh-time-context' are the versions of the packages under test.
@@ -365,7 +370,7 @@ const ops = {
     return zoneInfo(zone, instants)
   },
   async runtime() {
-    return runtimeVersions()
+    return { ...runtimeVersions(), stack_frames: Error.stackTraceLimit, stack_readers: STACK_READERS }
   },
   async patches() {
     return appliedPatches()
