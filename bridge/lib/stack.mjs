@@ -7,6 +7,7 @@
 // of errors they rethrow), the bridge captures none: `Error.stackTraceLimit`
 // is 0. The bridge's own seams, which find a call's caller from the stack,
 // capture as many frames as Node started with (`stackHere`).
+import { setting } from './patches.mjs'
 
 /** The frames Node captures by default (--stack-trace-limit), read before any change. */
 const STARTING_FRAMES = Error.stackTraceLimit
@@ -23,7 +24,7 @@ export function stackHere() {
 
 /** Capture no frames in errors from now on (no code under test reads them). */
 export function dropStackFrames() {
-  Error.stackTraceLimit = 0
+  setting('stack-frames', Error, 'stackTraceLimit', 0)
 }
 
 /** Code that can read a stack: a property access, a quoted name, destructuring, the V8 API. */

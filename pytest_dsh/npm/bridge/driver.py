@@ -472,10 +472,12 @@ class BridgeHostDriver:
         return self._process
 
     def _release_channel(self) -> None:
-        if self._ran_away is not None:
-            self._recycle()
-        if isinstance(self._process, BridgeProcess):
-            release_process(self._process)
+        try:
+            if self._ran_away is not None:
+                self._recycle()
+        finally:
+            if isinstance(self._process, BridgeProcess):
+                release_process(self._process)
 
     def _recycle(self) -> None:
         """After a runaway: keep the process only if the bridge proves that
@@ -490,7 +492,7 @@ class BridgeHostDriver:
                 if result.get("clean") is True:
                     return
                 why = result.get("reason")
-        except (RequestFailedError, BridgeCrashedError) as failed:
+        except Exception as failed:  # any failure to prove it clean retires it
             why = failed
         self._process.retire(f"{self._ran_away}; the process could not be proved clean: {why}")
 
