@@ -47,8 +47,8 @@ const { callDomain, callDomainBatch, zoneInfo, runtimeVersions } = await load('.
 const { growthSync, resetGrowth, runawayOf, startRequest } = await load('./lib/growth.mjs')
 
 // Everything is loaded: errors from now on capture no frames unless code under
-// test can read them (lib/stack.mjs).
-if (STACK_READERS.length === 0) dropStackFrames()
+// test can read them (lib/stack.mjs) or whoever debugs the bridge wants them.
+if (STACK_READERS.length === 0 && process.env.DSH_BRIDGE_KEEP_STACKS !== '1') dropStackFrames()
 
 const require = createRequire(import.meta.url)
 // 'dsh-schedule' and 'dsh-time-context' are the versions of the packages under test.

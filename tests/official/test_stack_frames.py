@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_dsh.npm.bridge import locate_bridge, locate_node
+from pytest_dsh.npm.bridge import BridgeProcess, locate_bridge, locate_node
+from pytest_dsh.official import IMPLEMENTATION
 
 pytestmark = pytest.mark.usefixtures("bridge_available")
 
@@ -79,6 +80,17 @@ def test_the_official_packages_read_no_stack_so_errors_capture_no_frames(domain)
     runtime = domain.runtime()
     assert runtime["stack_readers"] == []
     assert runtime["stack_frames"] == 0
+
+
+def test_whoever_debugs_the_bridge_can_keep_the_frames(monkeypatch):
+    monkeypatch.setenv("DSH_BRIDGE_KEEP_STACKS", "1")
+    runtime = IMPLEMENTATION.prepare()
+    process = BridgeProcess(runtime, locate_node(runtime.folder))
+    try:
+        result, _ = process.request("runtime")
+    finally:
+        process.close()
+    assert result["stack_readers"] == [] and result["stack_frames"] > 0
 
 
 #: The DSH host packages' code that touches a stack, reviewed: Cordis splices
