@@ -21,6 +21,7 @@ import { loadPluginPackages } from './lib/packages.mjs'
 import { toOfficialSeed } from './lib/seed.mjs'
 import { hostTool, setToolJournal } from './lib/tool-journal.mjs'
 import { patch } from './lib/patches.mjs'
+import { stackHere } from './lib/stack.mjs'
 
 /**
  * The plugin packages under test, named by the Python side at start
@@ -29,7 +30,7 @@ import { patch } from './lib/patches.mjs'
  * Cordis plugins found (a package's `./invariant` export is its companion);
  * PACKAGES says what was loaded, or why a package is not a DSH plugin.
  */
-export const { PLUGINS, PACKAGES, SHAPES } = await loadPluginPackages(process.env.DSH_BRIDGE_PACKAGES)
+export const { PLUGINS, PACKAGES, SHAPES, STACK_READERS } = await loadPluginPackages(process.env.DSH_BRIDGE_PACKAGES)
 
 const FIBER_ACTIVE = 2
 const FIBER_FAILED = 3
@@ -75,15 +76,27 @@ setIoBusy(
   () => currentProcess?.host.realIo === true && currentProcess.alive && currentProcess.flushesInFlight > 0,
 )
 
+/** Work done while no host is current (an append, an id minted): the work of
+ *  a host already closed, still running. A process whose test ran away is only
+ *  reused when none happens after the host closed (server.mjs `recycle`). */
+let hostlessWork = 0
+export function workWithoutHost() {
+  return hostlessWork
+}
+
 // Deterministic message ids: a counter instead of random UUIDs, per host.
 let uuidSeq = 0
 function resetIds() {
   uuidSeq = 0
 }
-patch('ids', globalThis.crypto, 'randomUUID', () => () => `00000000-0000-4000-8000-${String(++uuidSeq).padStart(12, '0')}`)
+patch('ids', globalThis.crypto, 'randomUUID', () => () => {
+  if (currentProcess === null) hostlessWork += 1
+  return `00000000-0000-4000-8000-${String(++uuidSeq).padStart(12, '0')}`
+})
 
 patch('append-faults', Session.prototype, 'append', (originalAppend) => function appendWithFaults(type, ...rest) {
   const proc = currentProcess
+  if (proc === null) hostlessWork += 1
   const live = proc?.alive && proc.sessions?.get(this.id) === this
   if (live && proc.faults.appendFails(type, rest[0])) {
     throw new Error(`append of '${type}' rejected by the fault plan`)
@@ -167,7 +180,7 @@ const PLUGIN_FILES = new RegExp(
 installPluginCallFaults({ current: () => currentProcess, pluginFiles: PLUGIN_FILES, agentRegistry: AgentRegistry })
 function readByPlugin() {
   // frames: Error, readByPlugin, readFault, the patched read, its caller
-  const caller = (new Error().stack ?? '').split('\n')[4] ?? ''
+  const caller = stackHere().split('\n')[4] ?? ''
   return PLUGIN_FILES.test(caller)
 }
 function readFault(kind) {
@@ -205,7 +218,7 @@ function untrace(entry) {
 // Timers a plugin arms or cancels (its own code calls setTimeout/clearTimeout).
 function callerIsPlugin() {
   // frames: Error, callerIsPlugin, the patched timer function, its caller
-  return PLUGIN_FILES.test((new Error().stack ?? '').split('\n')[3] ?? '')
+  return PLUGIN_FILES.test(stackHere().split('\n')[3] ?? '')
 }
 patch('timer-trace-arm', globalThis, 'setTimeout', (fakeSetTimeout) => function setTimeoutTraced(callback, delay, ...args) {
   if (currentProcess?.host.tracing && callerIsPlugin()) trace('timer-arm', '', String(delay ?? 0))
@@ -274,7 +287,7 @@ function refuseClaim(agent, why) {
 const AGENT_LOOP_FILES = /[\\/]node_modules[\\/]@deepseek-ai[\\/]dsh-agent-loop[\\/]/
 function calledByAgentLoop() {
   // frames: Error, calledByAgentLoop, the patched whenIdle, its caller
-  return AGENT_LOOP_FILES.test((new Error().stack ?? '').split('\n')[3] ?? '')
+  return AGENT_LOOP_FILES.test(stackHere().split('\n')[3] ?? '')
 }
 
 const patchedAgentPrototypes = new WeakSet()

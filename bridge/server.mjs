@@ -10,6 +10,8 @@ import { createRequire } from 'node:module'
 import { readFileSync } from 'node:fs'
 import { testOps, watchParent } from './lib/lifecycle.mjs'
 import { appliedPatches } from './lib/patches.mjs'
+import { noteIdleResources, uncleanReason } from './lib/recycle.mjs'
+import { dropStackFrames } from './lib/stack.mjs'
 
 // The protocol both halves read (protocol.json): an op or parameter it does
 // not declare is refused, and its version is exchanged in the greeting and `hello`.
@@ -40,9 +42,13 @@ async function load(path) {
 
 // The fake clock must be installed before the official packages load.
 const { clock, advance, settle, setWall, dropTimers } = await load('./lib/clock.mjs')
-const { Host, BridgeError, PLUGINS, PACKAGES, SHAPES } = await load('./host.mjs')
+const { Host, BridgeError, PLUGINS, PACKAGES, SHAPES, STACK_READERS, workWithoutHost } = await load('./host.mjs')
 const { callDomain, callDomainBatch, zoneInfo, runtimeVersions } = await load('./lib/domain.mjs')
 const { growthSync, resetGrowth, runawayOf, startRequest } = await load('./lib/growth.mjs')
+
+// Everything is loaded: errors from now on capture no frames unless code under
+// test can read them (lib/stack.mjs) or whoever debugs the bridge wants them.
+if (STACK_READERS.length === 0 && process.env.DSH_BRIDGE_KEEP_STACKS !== '1') dropStackFrames()
 
 const require = createRequire(import.meta.url)
 // 'dsh-schedule' and 'dsh-time-context' are the versions of the packages under test.
@@ -141,6 +147,17 @@ const ops = {
     dropTimers()
     host = null
     return null
+  },
+  // After a runaway: close the host and say whether nothing of its stopped
+  // work can reach the next one (lib/recycle.mjs); if not, the driver retires us.
+  async recycle() {
+    host?.close()
+    dropTimers()
+    host = null
+    // The seams count nothing for a closed host: the stop has done its work.
+    resetGrowth()
+    const reason = await uncleanReason(workWithoutHost, () => clock.countTimers())
+    return { clean: reason === null, reason }
   },
   async load_plugin({ name, config }) {
     await requireHost().loadPlugin(name, config)
@@ -353,12 +370,12 @@ const ops = {
     return zoneInfo(zone, instants)
   },
   async runtime() {
-    return runtimeVersions()
+    return { ...runtimeVersions(), stack_frames: Error.stackTraceLimit, stack_readers: STACK_READERS }
   },
   async patches() {
     return appliedPatches()
   },
-  ...testOps(protocolOut),
+  ...testOps(protocolOut, () => host),
 }
 
 // Every handler is declared and every declared op has a handler (test ops
@@ -454,4 +471,5 @@ lines.on('line', (line) => {
 // reply any more, so a request still running is abandoned, not awaited.
 lines.on('close', () => process.exit(0))
 
+noteIdleResources()
 reply({ ready: true, protocol: PROTOCOL.protocol, node: process.version, versions, packages: PACKAGES, fake_now: clock.now })

@@ -2,6 +2,7 @@
 // the Python FaultPlan: the adapter sends them before a request and reads the
 // `seen` counters back after it, so counting semantics stay in one place.
 import { patch } from './patches.mjs'
+import { stackHere } from './stack.mjs'
 
 /** Every key of `wanted` is in `data` with an equal JSON value (no `wanted`: any payload). */
 function payloadMatches(wanted, data) {
@@ -151,7 +152,7 @@ const LLM_FRAMES = /[\\/]node_modules[\\/]@deepseek-ai[\\/]dsh-llm[\\/]/
 
 /** The first stack frame below the bridge's own and past those `passed` matches. */
 function callerPast(passed) {
-  const frames = (new Error().stack ?? '').split('\n').slice(1).filter((line) => !isOwnFrame(line))
+  const frames = stackHere().split('\n').slice(1).filter((line) => !isOwnFrame(line))
   let index = 0
   while (index < frames.length && passed !== null && passed.test(frames[index])) index++
   return { passed: index, caller: frames[index] ?? '' }

@@ -9,6 +9,9 @@
 import { Worker } from 'node:worker_threads'
 
 const POLL_MS = 200
+// Taken before the fake clock is installed (this module loads first).
+const realSetTimeout = globalThis.setTimeout
+const realSetImmediate = globalThis.setImmediate
 
 export function watchParent() {
   const source = `
@@ -26,9 +29,32 @@ export function watchParent() {
 
 // Operations the bridge's own reliability tests use to make the channel and
 // the process misbehave. Only present when DSH_BRIDGE_TEST_OPS=1.
-export function testOps(protocolOut) {
+export function testOps(protocolOut, currentHost) {
   if (process.env.DSH_BRIDGE_TEST_OPS !== '1') return {}
   return {
+    // Leave work of this host that outlives it: `timer`, a real timer that
+    // never fires in a test's time; `append`, real macrotasks that append to
+    // the agent's log once its host has closed (lib/recycle.mjs must see both).
+    async _test_linger({ agent, what }) {
+      const host = currentHost()
+      const { session } = host.record(agent).agent
+      if (what === 'timer') {
+        realSetTimeout(() => {}, 3_600_000)
+        return null
+      }
+      const again = () => {
+        if (host.proc.alive) realSetImmediate(again)
+        else {
+          try {
+            session.append('custom/linger', {})
+          } catch {
+            // counted by the append seam either way
+          }
+        }
+      }
+      realSetImmediate(again)
+      return null
+    },
     // Write `lines` raw to the protocol channel, then reply normally unless
     // `reply` is false (the raw lines then stand in for the reply).
     async _test_raw({ lines, reply }) {

@@ -4,9 +4,10 @@
 // folder, a tarball or the registry is found the same way. Nothing here
 // throws: a package that cannot be used is reported in PACKAGES and the
 // Python side turns that into one clear error before any test runs.
-import { readFileSync } from 'node:fs'
+import { readFileSync, readdirSync, realpathSync, statSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { READS_STACK } from './stack.mjs'
 
 const BRIDGE_DIR = dirname(dirname(fileURLToPath(import.meta.url)))
 
@@ -71,6 +72,32 @@ function versionOf(name) {
   }
 }
 
+const SCRIPT = /\.[cm]?js$/
+
+/** Whether any script under `root` (a package's folder, its own node_modules
+ *  too) can read a stack (lib/stack.mjs); a folder that cannot be read counts as one that can. */
+export function readsStack(root) {
+  const seen = new Set()
+  const scan = (folder) => {
+    const real = realpathSync(folder)
+    if (seen.has(real)) return false
+    seen.add(real)
+    for (const entry of readdirSync(real, { withFileTypes: true })) {
+      const path = join(real, entry.name)
+      const directory = entry.isDirectory() || (entry.isSymbolicLink() && statSync(path).isDirectory())
+      if (directory ? scan(path) : SCRIPT.test(entry.name) && READS_STACK.test(readFileSync(path, 'utf8'))) {
+        return true
+      }
+    }
+    return false
+  }
+  try {
+    return scan(root)
+  } catch {
+    return true
+  }
+}
+
 /** True when importing `specifier` failed only because that subpath does not exist. */
 function isMissingSubpath(error, specifier) {
   if (error?.code === 'ERR_PACKAGE_PATH_NOT_EXPORTED') return true
@@ -81,7 +108,7 @@ function isMissingSubpath(error, specifier) {
 /**
  * Import every package named in `spec` (JSON text; missing means none).
  * Returns {PLUGINS: {driver name: plugin}, PACKAGES: {role: report}, SHAPES:
- * {driver name: export shape}} where a
+ * {driver name: export shape}, STACK_READERS: [package name]} where a
  * report is {package, version, invariant} or {package, version, problem,
  * expected?, found?}.
  */
@@ -89,12 +116,13 @@ export async function loadPluginPackages(spec) {
   const PLUGINS = {}
   const PACKAGES = {}
   const SHAPES = {}
+  const STACK_READERS = []
   let requested = {}
   try {
     requested = spec ? JSON.parse(spec) : {}
   } catch (error) {
     PACKAGES._ = { package: null, version: null, problem: `DSH_BRIDGE_PACKAGES is not JSON: ${message(error)}` }
-    return { PLUGINS, PACKAGES, SHAPES }
+    return { PLUGINS, PACKAGES, SHAPES, STACK_READERS }
   }
   for (const [role, name] of Object.entries(requested)) {
     const report = { package: name, version: versionOf(name) }
@@ -121,6 +149,7 @@ export async function loadPluginPackages(spec) {
     }
     PLUGINS[role] = plugin
     SHAPES[role] = shapeOf(namespace)
+    if (readsStack(join(BRIDGE_DIR, 'node_modules', name))) STACK_READERS.push(name)
     const companion = `${name}/invariant`
     report.invariant = false
     try {
@@ -140,5 +169,5 @@ export async function loadPluginPackages(spec) {
       if (!isMissingSubpath(error, companion)) report.problem = `${companion} cannot be imported: ${message(error)}`
     }
   }
-  return { PLUGINS, PACKAGES, SHAPES }
+  return { PLUGINS, PACKAGES, SHAPES, STACK_READERS }
 }

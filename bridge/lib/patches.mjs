@@ -14,7 +14,7 @@ import { BridgeError } from './errors.mjs'
  * name -> { target, kind, by, seam, why }. kind: 'method' (a function
  * property), 'getter' (an accessor property), 'constructor' (a class replaced
  * by a Proxy), 'polyfill' (added only where missing), 'library' (installed
- * by a library, recorded here). `by`: the file holding the wrapper. The order
+ * by a library, recorded here), 'setting' (a value of Node's, set). `by`: the file holding the wrapper. The order
  * is the install order.
  */
 export const PATCHES = {
@@ -138,6 +138,11 @@ export const PATCHES = {
     seam: 'counters (whenIdle calls), reject_when_idle, hold_busy, trace (when-idle)',
     why: 'a plugin waits for idleness through it',
   },
+  'stack-frames': {
+    target: 'Error.stackTraceLimit', kind: 'setting', by: 'lib/stack.mjs',
+    seam: 'none: speed only (made only when no package under test can read a stack)',
+    why: 'Cordis creates an Error on every plugin call and effect; its frames are never read',
+  },
 }
 
 /** The patches made so far (names), for the `patches` view and the tests. */
@@ -201,6 +206,14 @@ export function polyfill(name, owner, key, value) {
   owner[key] = value()
   applied.add(name)
   return true
+}
+
+/** Set `owner[key] = value` (a setting of Node's; the table says which). */
+export function setting(name, owner, key, value) {
+  const entry = entryOf(name)
+  if (!(key in owner)) throw refuse(entry, `no '${key}'`)
+  owner[key] = value
+  applied.add(name)
 }
 
 /** Record a patch a library installed itself (`installed` says whether it did). */

@@ -59,10 +59,12 @@ class OfficialDomain:
         info: dict[str, Any] = result
         return info
 
-    def runtime(self) -> dict[str, str]:
-        """``{"node", "icu", "tz"}`` of the bridge's Node runtime."""
+    def runtime(self) -> dict[str, Any]:
+        """``{"node", "icu", "tz"}`` of the bridge's Node runtime, with
+        ``stack_frames`` (what errors capture) and ``stack_readers`` (the
+        packages under test that can read a stack)."""
         result, _ = self._process.request("runtime")
-        versions: dict[str, str] = result
+        versions: dict[str, Any] = result
         return versions
 
 

@@ -21,7 +21,7 @@ RAW_PATCH = re.compile(
     r"|\b(?:Intl\.DateTimeFormat|Date\.now|Promise\.withResolvers|crypto\.randomUUID)\s*=[^=]"
     r"|Object\.defineProperty\("
 )
-PATCH_CALL = re.compile(r"\b(?:patch|polyfill|recordLibraryPatch)\('([\w-]+)'")
+PATCH_CALL = re.compile(r"\b(?:patch|polyfill|setting|recordLibraryPatch)\('([\w-]+)'")
 
 
 def _table() -> dict[str, str]:

@@ -15,6 +15,7 @@ import pytest
 
 import pytest_dsh
 from pytest_dsh.contract import AppendRejectedError
+from pytest_dsh.driving.runaway import RunawayError
 from pytest_dsh.errors import PluginLoadError
 from pytest_dsh.npm._install import bridge_source
 from pytest_dsh.npm.bridge import BridgeHostDriver
@@ -37,7 +38,7 @@ START_MS = 1_767_225_600_000
 PACKAGE = Path(pytest_dsh.__file__).parent
 # Every module that sends bridge requests, with the receiver its calls go through.
 SENDERS = {
-    PACKAGE / "npm" / "bridge" / "driver.py": ("_call",),
+    PACKAGE / "npm" / "bridge" / "driver.py": ("_call", "request"),
     PACKAGE / "official" / "_domain.py": ("request",),
 }
 AGENT_INFO = {
@@ -196,6 +197,41 @@ def test_a_closed_in_memory_host_leaves_its_channel_to_its_owner(
     driver.close()
     assert transport.requests[-1]["op"] == "close"
     assert channel.alive
+
+
+RECYCLE_ANSWERS = {
+    "proved clean": ({"clean": True, "reason": None}, True),
+    "not proved clean": ({"clean": False, "reason": "real work still in flight"}, False),
+    "recycle failed": (None, False),
+}
+
+
+@pytest.mark.parametrize("case", RECYCLE_ANSWERS, ids=list(RECYCLE_ANSWERS))
+def test_after_a_runaway_the_channel_is_kept_only_when_the_bridge_proves_it_clean(
+    case: str,
+) -> None:
+    answer, kept = RECYCLE_ANSWERS[case]
+
+    def bridge(request: dict[str, Any]) -> dict[str, Any]:
+        if request["op"] == "prompt":
+            return failed(request, "RunawayError", "a turn that never ends", symptom=None)
+        if request["op"] == "recycle":
+            return ok(request, answer) if answer else failed(request, "NodeError", "boom")
+        return _answer(request)
+
+    transport = MemoryTransport(bridge)
+    channel = BridgeChannel(transport)
+    driver = BridgeHostDriver("memory", "0", start_ms=START_MS, channel=channel)
+    agent = driver.create_agent()
+    with pytest.raises(RunawayError):
+        agent.prompt("hello")
+    sent = len(transport.requests)
+    with pytest.raises(BridgeCrashedError, match="this host is unusable: the test ran away"):
+        agent.events()
+    assert len(transport.requests) == sent  # refused here, nothing sent
+    driver.close()
+    assert [r["op"] for r in transport.requests[sent:]] == ["recycle"]  # instead of close
+    assert channel.alive is kept and transport.running() is kept
 
 
 def test_a_driver_takes_a_runtime_or_a_channel_not_both(transport: MemoryTransport) -> None:

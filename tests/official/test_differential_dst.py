@@ -61,7 +61,7 @@ def _table_rows() -> Iterator[dict[str, Any]]:
                 yield json.loads(line)
 
 
-def _report(name: str, total: int, classes: Counter[str], runtime: dict[str, str]) -> str:
+def _report(name: str, total: int, classes: Counter[str], runtime: dict[str, Any]) -> str:
     agreed = total - sum(classes.values())
     return (
         f"\n{name}: {agreed}/{total} agree ({agreed / total:.4%}); "

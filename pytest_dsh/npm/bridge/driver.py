@@ -66,7 +66,12 @@ from pytest_dsh.errors import (
     UnknownPluginError,
 )
 from pytest_dsh.npm._install import BridgeRuntime
-from pytest_dsh.npm.bridge.channel import BridgeChannel, NodeFailure, RequestFailedError
+from pytest_dsh.npm.bridge.channel import (
+    BridgeChannel,
+    BridgeCrashedError,
+    NodeFailure,
+    RequestFailedError,
+)
 from pytest_dsh.npm.bridge.json_text import parse, stringify
 from pytest_dsh.npm.bridge.process import BridgeProcess, acquire_process, release_process
 
@@ -434,6 +439,8 @@ class BridgeHostDriver:
         self._parked: list[_ParkedFlush] = []
         self._now_ms = start_ms
         self._closed = False
+        #: Why this host takes no more requests: its test ran away (None while sound).
+        self._ran_away: str | None = None
         #: Per agent handle, the JSON text of each event of its live log this
         #: driver holds (see :meth:`_events`).
         self._mirrors: dict[str, list[str]] = {}
@@ -465,14 +472,37 @@ class BridgeHostDriver:
         return self._process
 
     def _release_channel(self) -> None:
-        if isinstance(self._process, BridgeProcess):
-            release_process(self._process)
+        try:
+            if self._ran_away is not None:
+                self._recycle()
+        finally:
+            if isinstance(self._process, BridgeProcess):
+                release_process(self._process)
+
+    def _recycle(self) -> None:
+        """After a runaway: keep the process only if the bridge proves that
+        nothing of the stopped work can reach the next host (``recycle``);
+        otherwise retire it, so the next host gets a fresh process."""
+        if not self._process.alive:
+            return
+        why: object = "no answer"
+        try:
+            result, _ = self._process.request("recycle")
+            if isinstance(result, dict):
+                if result.get("clean") is True:
+                    return
+                why = result.get("reason")
+        except Exception as failed:  # any failure to prove it clean retires it
+            why = failed
+        self._process.retire(f"{self._ran_away}; the process could not be proved clean: {why}")
 
     # -- the channel ---------------------------------------------------------------
 
     def _call(self, op: str, **args: Any) -> Any:
         if self._closed:
             raise RuntimeError("this host is closed")
+        if self._ran_away is not None:
+            raise BridgeCrashedError(f"this host is unusable: {self._ran_away}")
         tz = os.environ.get("TZ")
         if tz != self._process.sent_tz:
             # The process zone of the test process is the bridge's process zone.
@@ -489,8 +519,8 @@ class BridgeHostDriver:
             self._absorb(failed.sync)
             if failed.failure.kind == "RunawayError":
                 # The host's work was stopped where it grew: nothing of it is
-                # worth reusing, so the pool starts a fresh process.
-                self._process.retire("the test ran away (--dsh-growth-budget)")
+                # worth reusing; the process is kept only if proved clean at close.
+                self._ran_away = "the test ran away (--dsh-growth-budget)"
             _raise_mapped(failed.failure, op)
             raise  # pragma: no cover - _raise_mapped always raises
         self._absorb(sync)
@@ -502,7 +532,8 @@ class BridgeHostDriver:
         reply's ``sync.appended``); later reads are answered from that copy,
         parsed afresh from its text on every read like a reply, with no round trip."""
         mirror = self._mirrors.get(handle)
-        if mirror is not None and not self._closed and self._process.alive:
+        usable = not self._closed and self._ran_away is None and self._process.alive
+        if mirror is not None and usable:
             return cast(list[SessionEvent], parse(f"[{','.join(mirror[start:])}]"))
         if not self._mirroring:
             if start == 0:
@@ -728,7 +759,8 @@ class BridgeHostDriver:
         if self._closed:
             return
         try:
-            if self._process.alive:  # a stopped process has no host to close
+            # A stopped process has no host to close; one that ran away is recycled.
+            if self._process.alive and self._ran_away is None:
                 self._call("close")
         finally:
             self._closed = True
