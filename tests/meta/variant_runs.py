@@ -32,11 +32,18 @@ def observe(probe: str, module: str) -> dict[str, Any]:
 
 
 def run_variant(implementation: str, report: pathlib.Path) -> dict[str, Any]:
-    """The report of ``--dsh-impl=implementation`` over both levels."""
+    """The report of ``--dsh-impl=implementation`` over both levels.
+
+    What is read is each test's outcome, level, pins and first message line,
+    all in the report: the run neither prints nor formats a traceback
+    (``--tb=no``; the message is the crash line either way), nor shrinks a
+    failing property test's example (``unshrunk_failures.py``). A variant
+    fails hundreds of compat tests: the two were about a third of its CPU."""
     env = _env()
     done = children.run(
         [sys.executable, "-m", "pytest", "--pyargs", "dsh_conformance", "-q",
          "-p", "no:cacheprovider", "-p", "no:randomly", "--no-header",
+         "-p", "unshrunk_failures", "--tb=no",
          f"--dsh-impl={implementation}", "--dsh-level=all", f"--dsh-report={report}"],
         capture_output=True, text=True, check=False, env=env, cwd=HERE,
     )
