@@ -157,8 +157,16 @@ def test_official_without_a_bridge_or_npm_is_one_usage_error(venv, kit, tmp_path
     assert "npm was not found on PATH" in output
 
 
+@pytest.fixture(scope="module")
+def lifecycle_cache(tmp_path_factory) -> Path:
+    """An npm cache of these runs' own, shared by both: the host's base
+    install is made once, and each run still installs the example itself
+    (whether scripts may run is part of an install's key)."""
+    return tmp_path_factory.mktemp("lifecycle-npm-cache")
+
+
 @pytest.mark.parametrize("allowed", [False, True], ids=["scripts-off", "scripts-on"])
-def test_lifecycle_scripts_run_only_when_allowed(venv, kit, tmp_path, allowed):
+def test_lifecycle_scripts_run_only_when_allowed(venv, kit, tmp_path, lifecycle_cache, allowed):
     """The example with a postinstall script, installed by a user's run: the
     script runs only under --dsh-npm-scripts, with the run's environment."""
     import json
@@ -175,14 +183,17 @@ def test_lifecycle_scripts_run_only_when_allowed(venv, kit, tmp_path, allowed):
          f"--rootdir={venv.suite_dir}", "-k", "test_list_and_delete_ignore_extra_argument_keys",
          "--dsh-impl=npm", "--dsh-npm", f"schedule={plugin}",
          *(["--dsh-npm-scripts"] if allowed else [])],
-        # Installs are cached by content across runs: a cache of its own makes this
-        # run install (and so run, or not run, the script) instead of reusing an
-        # install an earlier run of this test made.
+        # Installs are cached by content across runs: a cache of these runs' own
+        # makes each install (and so run, or not run, the script) instead of
+        # reusing an install an earlier run of this test made.
         cwd=tmp_path, python=venv.python,
-        env=venv.env(kit, DSH_TEST_MARK=str(mark), DSH_NPM_CACHE=str(tmp_path / "npm-cache")),
+        env=venv.env(kit, DSH_TEST_MARK=str(mark), DSH_NPM_CACHE=str(lifecycle_cache)),
     )
     assert run.outcomes and run.ids("error") == set(), run.output[-3000:]
     assert mark.exists() is allowed, run.output[-3000:]
+    installs = [p for p in lifecycle_cache.glob("*/dsh-install.json")
+                if json.loads(p.read_text("utf-8")).get("scripts") is allowed]
+    assert len(installs) == 1, "this run made an install of its own"
 
 
 def _doc_commands(path: Path = DOC) -> list[str]:
