@@ -17,13 +17,14 @@ import os
 import signal
 import subprocess
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, Final, NoReturn
 
 import pytest
 
 from pytest_dsh.driving import runaway
 
-__all__ = ["child_timeout", "run", "runpytest_subprocess"]
+__all__ = ["child_timeout", "run", "runpytest_subprocess", "share_hypothesis_caches"]
 
 #: What a stopped child leaves for the killing, the last reads and the report.
 _MARGIN_S: Final = 10.0
@@ -69,6 +70,33 @@ def _stop(process: subprocess.Popen[Any], group: bool) -> None:
         pass
 
 
+#: What Hypothesis computes once and keeps under its storage folder (the
+#: ``.hypothesis`` folder of the working folder): the Unicode tables of its
+#: text strategies and each source file's constants, keyed by the file's hash;
+#: ``tmp`` is where it writes them before renaming them into place.
+_CACHES: Final = ("unicode_data", "constants", "tmp")
+_CHECKOUT: Final = Path(__file__).resolve().parents[1]
+
+
+def share_hypothesis_caches(folder: str | os.PathLike[str]) -> None:
+    """Let a child that starts in ``folder`` read and fill this run's
+    Hypothesis caches instead of computing them again (about 1 s of CPU per
+    pytest process in a new folder): links to them in ``folder/.hypothesis``.
+    Only the caches are shared, never an example database; a folder that
+    already has a ``.hypothesis``, and a folder of the checkout (which keeps
+    its own from run to run), are left as they are."""
+    from hypothesis.configuration import storage_directory
+
+    home = Path(folder).resolve() / ".hypothesis"
+    shared = storage_directory(intent_to_write=False).path.resolve()
+    if home.exists() or home == shared or home.is_relative_to(_CHECKOUT):
+        return
+    home.mkdir()
+    for name in _CACHES:
+        (shared / name).mkdir(parents=True, exist_ok=True)
+        (home / name).symlink_to(shared / name, target_is_directory=True)
+
+
 def run(
     args: Sequence[str | os.PathLike[str]] | str,
     *,
@@ -84,6 +112,8 @@ def run(
     A child that does not end in time fails the test with what it printed."""
     __tracebackhide__ = True
     limit = child_timeout(timeout)
+    if popen.get("cwd") is not None:
+        share_hypothesis_caches(popen["cwd"])
     if capture_output:
         popen["stdout"] = popen["stderr"] = subprocess.PIPE
     if input is not None:
@@ -120,6 +150,7 @@ def runpytest_subprocess(
     a run that does not end in time fails the test with what it printed."""
     __tracebackhide__ = True
     limit = child_timeout(timeout)
+    share_hypothesis_caches(pytester.path)
     try:
         return pytester.runpytest_subprocess(*args, timeout=limit)
     except pytester.TimeoutExpired:

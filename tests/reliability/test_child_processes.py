@@ -89,3 +89,21 @@ def test_a_nested_pytest_that_never_ends_fails_with_its_output(pytester):
     message = str(failed.value)
     assert _stopped_after(message) < 10
     assert "inner-started" in message and "inner-warning" in message
+
+
+def test_a_child_in_a_new_folder_shares_the_caches_but_not_the_examples(tmp_path):
+    from hypothesis.configuration import storage_directory
+
+    shared = storage_directory(intent_to_write=False).path.resolve()
+    code = ("from hypothesis.configuration import storage_directory as s; "
+            "print(s('unicode_data').path.resolve(), s('examples').path.resolve())")
+    done = children.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                        text=True, check=True)
+    tables, examples = done.stdout.split()
+    assert Path(tables) == shared / "unicode_data"
+    assert Path(examples) == tmp_path.resolve() / ".hypothesis" / "examples"
+    # A folder with its own .hypothesis keeps it whole.
+    own = tmp_path / "own"
+    (own / ".hypothesis").mkdir(parents=True)
+    children.run([sys.executable, "-c", "pass"], cwd=own, check=True)
+    assert list((own / ".hypothesis").iterdir()) == []
