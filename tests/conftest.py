@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -22,6 +24,25 @@ settings.register_profile(
 )
 settings.load_profile("dsh-kit-tests")
 
+KIT_TESTS = Path(__file__).resolve().parent
+
+
+def _load_child_processes() -> None:
+    """``child_processes.py`` as the module ``kit_child_processes``: the
+    kit's tests import it by that name (``--import-mode=importlib`` puts no
+    test folder on the path). Loaded before any test module is imported."""
+    name = "kit_child_processes"
+    if name in sys.modules:
+        return
+    spec = importlib.util.spec_from_file_location(name, KIT_TESTS / "child_processes.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+
+
+_load_child_processes()
+
 
 @pytest.fixture(scope="session")
 def bridge_node() -> Path:
@@ -36,9 +57,6 @@ def bridge_node() -> Path:
         if os.environ.get("CI"):
             pytest.fail(f"CI must install the bridge (npm ci --prefix bridge): {exc}")
         pytest.skip(str(exc))
-
-
-KIT_TESTS = Path(__file__).resolve().parent
 
 
 def _declared_wall_budget(item: pytest.Item) -> float:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import pathlib
-import subprocess
 import sys
+
+import kit_child_processes as children
 
 SCRIPT = pathlib.Path(__file__).parents[2] / "benchmarks" / "run.py"
 HEADERS = (
@@ -16,7 +17,7 @@ HEADERS = (
 
 
 def _run(*arguments: str, cwd: pathlib.Path) -> str:
-    done = subprocess.run(
+    done = children.run(
         [sys.executable, str(SCRIPT), "--quick", *arguments],
         capture_output=True, text=True, check=False, cwd=cwd,
     )

@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tomllib
 
+import kit_child_processes as children
 import pytest
 
 from pytest_dsh.expectations import load_expectations_file, unknown_test_ids
@@ -76,7 +77,7 @@ def project(tmp_path_factory) -> pathlib.Path:
 
 
 def _run(project: pathlib.Path, argv: list[str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
+    return children.run(
         argv, cwd=project, capture_output=True, text=True, check=False, timeout=300,
         env={**os.environ, "PYTHONPATH": str(project)},
     )

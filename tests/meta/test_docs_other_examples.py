@@ -19,6 +19,7 @@ import re
 import subprocess
 import sys
 
+import kit_child_processes as children
 import pytest
 
 from dsh_reference.implementation import IMPLEMENTATION
@@ -105,7 +106,7 @@ def logs(tmp_path):
 
 def _check(cwd: pathlib.Path, *args: str) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-m", "dsh_reference.log_check", "check", *args]
-    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, check=False)
+    return children.run(command, cwd=cwd, capture_output=True, text=True, check=False)
 
 
 def test_the_log_check_example_output_is_what_the_command_prints(logs):

@@ -13,6 +13,7 @@ import pathlib
 import subprocess
 import sys
 
+import kit_child_processes as children
 import pytest
 
 # Installs packages or runs pytest in other processes: more than the default budget.
@@ -26,7 +27,7 @@ def _run(*options: str) -> subprocess.CompletedProcess[str]:
     # A separate process: the remapped ids patch the reference where it is imported.
     env = {**os.environ,
            "PYTHONPATH": os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")]))}
-    return subprocess.run(
+    return children.run(
         [sys.executable, "-m", "pytest", "--pyargs", "dsh_conformance.schedule", "-q",
          "-p", "no:cacheprovider", "-p", "no:randomly", "--no-header", "-rf", REMAPPED,
          *options],

@@ -7,9 +7,9 @@ from __future__ import annotations
 import ast
 import json
 import pathlib
-import subprocess
 import sys
 
+import kit_child_processes as children
 import pytest
 
 import pytest_dsh
@@ -47,7 +47,7 @@ def _loaded_by(module, watched):
         f"import json, sys, {module}\n"
         f"print(json.dumps([m for m in {list(watched)!r} if m in sys.modules]))\n"
     )
-    done = subprocess.run(
+    done = children.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     return json.loads(done.stdout)
@@ -61,7 +61,7 @@ def test_public_names_still_resolve_on_first_use():
         "assert 'pytest_dsh.fake_host.host' in sys.modules and host.__name__ == 'FakeHost'\n"
         "try:\n    pytest_dsh.NoSuchName\nexcept AttributeError as e:\n    print(e)\n"
     )
-    done = subprocess.run(
+    done = children.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert done.stdout.strip() == "module 'pytest_dsh' has no attribute 'NoSuchName'"
@@ -122,7 +122,7 @@ def test_a_fake_host_runs_a_tool_call_where_pytest_cannot_be_imported():
         "except SeamMissing as missing:\n    print('missing:', missing)\n"
         "host.close()\n"
     )
-    done = subprocess.run(
+    done = children.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert done.stdout.splitlines()[0] == "list"

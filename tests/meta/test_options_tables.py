@@ -9,10 +9,10 @@ implementation, ``npm`` included."""
 from __future__ import annotations
 
 import re
-import subprocess
 import sys
 from pathlib import Path
 
+import kit_child_processes as children
 import pytest
 
 from pytest_dsh.pytest_plugin.conformance_cli import _parser
@@ -32,7 +32,7 @@ def _table_options(path: Path, heading: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def pytest_help() -> str:
-    return subprocess.run(
+    return children.run(
         [sys.executable, "-m", "pytest", "--help", "-p", "no:randomly"],
         capture_output=True, text=True, check=True, cwd=REPO,
     ).stdout

@@ -8,13 +8,15 @@ import shutil
 import subprocess
 import sys
 
+import kit_child_processes as children
+
 SCRIPT = pathlib.Path(__file__).parents[2] / "scripts" / "pytest-strict"
 
 
 def _run(tmp_path, *args: str) -> subprocess.CompletedProcess[str]:
     pytest_bin = shutil.which("pytest", path=os.path.dirname(sys.executable))
     assert pytest_bin is not None
-    return subprocess.run(
+    return children.run(
         ["bash", str(SCRIPT), *args], capture_output=True, text=True, check=False,
         cwd=tmp_path, env={**os.environ, "PYTEST": pytest_bin},
     )

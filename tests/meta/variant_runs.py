@@ -7,9 +7,10 @@ from __future__ import annotations
 import json
 import os
 import pathlib
-import subprocess
 import sys
 from typing import Any
+
+import kit_child_processes as children
 
 HERE = pathlib.Path(__file__).parent
 
@@ -23,19 +24,26 @@ def _env() -> dict[str, str]:
 def observe(probe: str, module: str) -> dict[str, Any]:
     """What the script ``probe`` prints (its last line, JSON) about ``module``,
     run in its own process."""
-    done = subprocess.run([sys.executable, "-c", probe, module], capture_output=True, text=True,
-                          check=False, env=_env(), cwd=HERE)
+    done = children.run([sys.executable, "-c", probe, module], capture_output=True, text=True,
+                        check=False, env=_env(), cwd=HERE)
     assert done.returncode == 0, done.stderr[-4000:]
     observed: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
     return observed
 
 
 def run_variant(implementation: str, report: pathlib.Path) -> dict[str, Any]:
-    """The report of ``--dsh-impl=implementation`` over both levels."""
+    """The report of ``--dsh-impl=implementation`` over both levels.
+
+    What is read is each test's outcome, level, pins and first message line,
+    all in the report: the run neither prints nor formats a traceback
+    (``--tb=no``; the message is the crash line either way), nor shrinks a
+    failing property test's example (``unshrunk_failures.py``). A variant
+    fails hundreds of compat tests: the two were about a third of its CPU."""
     env = _env()
-    done = subprocess.run(
+    done = children.run(
         [sys.executable, "-m", "pytest", "--pyargs", "dsh_conformance", "-q",
          "-p", "no:cacheprovider", "-p", "no:randomly", "--no-header",
+         "-p", "unshrunk_failures", "--tb=no",
          f"--dsh-impl={implementation}", "--dsh-level=all", f"--dsh-report={report}"],
         capture_output=True, text=True, check=False, env=env, cwd=HERE,
     )

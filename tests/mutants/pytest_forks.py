@@ -9,13 +9,17 @@ imported here: each forked run imports those itself, under its own assertion
 rewriting, as a process started from scratch does.
 
 Requests come on stdin, one JSON object a line: ``{"args": [...], "env": {...},
-"cwd": "...", "stdout": "file", "stderr": "file"}``; each answer is one line,
-``{"returncode": N}``, once the run has ended. Run it with the environment
-whose ``PYTHONPATH`` every request uses (the path is read when Python starts).
+"cwd": "...", "stdout": "file", "stderr": "file", "pid": "file"}``; each answer is
+one line, ``{"returncode": N}``, once the run has ended. The run leads a process
+group of its own, whose id the server writes to the ``pid`` file before it
+waits, so that a client can stop a run that does not end (and its children).
+Run it with the environment whose ``PYTHONPATH`` every request uses (the path
+is read when Python starts).
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import os
@@ -65,6 +69,7 @@ def _run(request: dict[str, Any]) -> int:
     if pid == 0:  # the run
         code = 70
         try:
+            os.setpgid(0, 0)
             os.environ.clear()
             os.environ.update(request["env"])
             os.chdir(request["cwd"])
@@ -83,6 +88,10 @@ def _run(request: dict[str, Any]) -> int:
             sys.stdout.flush()
             sys.stderr.flush()
             os._exit(code)
+    with contextlib.suppress(OSError):  # the child may have set it first
+        os.setpgid(pid, pid)
+    with open(request["pid"], "w", encoding="utf-8") as announced:
+        announced.write(str(pid))
     _, status = os.waitpid(pid, 0)
     return os.waitstatus_to_exitcode(status)
 

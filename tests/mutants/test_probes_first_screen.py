@@ -26,6 +26,7 @@ import subprocess
 import sys
 from typing import Any
 
+import kit_child_processes as children
 import pytest
 
 from dsh_conformance.layout_free import CLOSED_CODES, NOT_FOUND_CODE
@@ -70,7 +71,7 @@ def _run(
     env = {**os.environ,
            "PYTHONPATH": os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")])),
            "DSH_MUTANT": ",".join(mutants)}
-    return subprocess.run(
+    return children.run(
         [sys.executable, "-m", "pytest", "--pyargs", *selection, "-q",
          "-p", "no:cacheprovider", "-p", "no:randomly", "--no-header",
          "--dsh-impl=mutant_impls:IMPLEMENTATION", f"--dsh-report={out}"],

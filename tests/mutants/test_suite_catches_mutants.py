@@ -11,15 +11,19 @@ lists the mutants and the mutation-tool run that complements them.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import itertools
 import json
 import os
 import pathlib
+import select
+import signal
 import subprocess
 import sys
 from dataclasses import dataclass
 
+import kit_child_processes as children
 import pytest
 
 # Installs packages or runs pytest in other processes: more than the default budget.
@@ -76,11 +80,24 @@ class PytestForks:
     def run(self, args: list[str], env: dict[str, str]) -> Run:
         number = next(self._runs)
         out, err = self._folder / f"{number}.out", self._folder / f"{number}.err"
+        pid = self._folder / f"{number}.pid"
         request = {"args": args, "env": env, "cwd": str(HERE), "stdout": str(out),
-                   "stderr": str(err)}
+                   "stderr": str(err), "pid": str(pid)}
         assert self._server.stdin is not None and self._server.stdout is not None
         self._server.stdin.write(json.dumps(request) + "\n")
         self._server.stdin.flush()
+        # One answer a request: nothing of it is buffered before it arrives.
+        limit = children.child_timeout()
+        if not select.select([self._server.stdout], [], [], limit)[0]:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(int(pid.read_text("utf-8")), signal.SIGKILL)
+            self._server.stdout.readline()  # the server reaps the run and answers
+            pytest.fail(
+                f"pytest {' '.join(args)} did not end within {limit:.1f} s (its test's wall "
+                f"budget less a margin) and was stopped; it printed:\n--- stdout (end) ---\n"
+                f"{out.read_text('utf-8', 'replace')[-4000:]}\n--- stderr (end) ---\n"
+                f"{err.read_text('utf-8', 'replace')[-4000:]}", pytrace=False,
+            )
         answer = self._server.stdout.readline()
         assert answer, f"the pytest fork server ended (exit status {self._server.wait()})"
         return Run(json.loads(answer)["returncode"], out.read_text("utf-8"),
@@ -89,7 +106,7 @@ class PytestForks:
     def close(self) -> None:
         assert self._server.stdin is not None
         self._server.stdin.close()
-        assert self._server.wait(timeout=60) == 0
+        assert self._server.wait(timeout=children.child_timeout(60)) == 0
 
 
 @pytest.fixture(scope="module")

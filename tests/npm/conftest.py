@@ -15,13 +15,13 @@ import io
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tarfile
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
 
+import kit_child_processes as children
 import pytest
 
 import dsh_conformance
@@ -87,9 +87,9 @@ def run_suite(
 ) -> SuiteRun:
     """``python -m pytest ARGS`` in ``cwd``, with a JUnit file read back."""
     junit = cwd / "suite-junit.xml"
-    done = subprocess.run(
+    done = children.run(
         [python, "-m", "pytest", *args, f"--junitxml={junit}", "-p", "no:randomly", "-q"],
-        cwd=cwd, env=env, capture_output=True, text=True, timeout=1800,
+        cwd=cwd, env=env, capture_output=True, text=True,
     )
     output = done.stdout + done.stderr
     outcomes, messages = read_junit(junit) if junit.exists() else ({}, {})
@@ -131,7 +131,7 @@ def repack_official(
     npm = require_npm()
     folder.mkdir(parents=True, exist_ok=True)
     spec = f"@deepseek-ai/dsh-schedule@{OFFICIAL_SCHEDULE_VERSION}"
-    done = subprocess.run(
+    done = children.run(
         [npm, "pack", spec, "--pack-destination", str(folder), "--json", "--silent"],
         capture_output=True, text=True, timeout=600, check=True,
     )

@@ -13,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import kit_child_processes as children
 import pytest
 
 from pytest_dsh.npm import _install
@@ -208,8 +209,8 @@ def test_usage_errors_are_exit_2(tmp_path, capsys, argv):
 def test_the_module_runs_as_a_command_and_defaults_to_dsh_npm_cache(tmp_path):
     root = _cache(tmp_path)
     env = {**os.environ, "DSH_NPM_CACHE": str(root)}
-    done = subprocess.run([sys.executable, "-m", "pytest_dsh.npm.cache", "size"], env=env,
-                          capture_output=True, text=True, check=False)
+    done = children.run([sys.executable, "-m", "pytest_dsh.npm.cache", "size"], env=env,
+                        capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[0] == f"npm cache: {root}"
 

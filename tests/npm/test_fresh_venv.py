@@ -12,12 +12,12 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import subprocess
 import sys
 import zipfile
 from importlib import metadata
 from pathlib import Path
 
+import kit_child_processes as children
 import pytest
 
 import pytest_dsh
@@ -41,7 +41,7 @@ class Venv:
         self.wheel = wheel
         self.bin = folder / "bin"
         self.python = str(self.bin / "python")
-        site = subprocess.run(
+        site = children.run(
             [self.python, "-c", "import dsh_conformance, os; "
              "print(os.path.dirname(dsh_conformance.__file__))"],
             capture_output=True, text=True, check=True,
@@ -85,18 +85,18 @@ def venv(tmp_path_factory, kit) -> Venv:
     root = tmp_path_factory.mktemp("fresh")
     wheel = _installed_kit_wheel()
     if wheel is None:
-        subprocess.run(
+        children.run(
             [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w",
              str(root / "dist"), str(REPO)],
             check=True, capture_output=True, timeout=600,
         )
         wheel = next((root / "dist").glob("pytest_dsh-*.whl"))
-    subprocess.run([sys.executable, "-m", "venv", str(root / "venv")], check=True, timeout=300)
-    subprocess.run(
+    children.run([sys.executable, "-m", "venv", str(root / "venv")], check=True, timeout=300)
+    children.run(
         [str(root / "venv" / "bin" / "python"), "-m", "pip", "install", "--quiet",
          "--disable-pip-version-check", "-c", str(REPO / "requirements" / "constraints.txt"),
          str(wheel)],
-        check=True, capture_output=True, timeout=900,
+        check=True, capture_output=True,
     )
     return Venv(root / "venv", wheel)
 
@@ -147,7 +147,7 @@ def test_a_repack_with_a_renamed_error_code_fails_the_delete_tests(venv, kit, tm
 def test_official_without_a_bridge_or_npm_is_one_usage_error(venv, kit, tmp_path):
     env = venv.env(kit, path=str(venv.bin), DSH_NPM_CACHE=str(tmp_path / "cache"))
     env.pop("DSH_NPM", None)
-    done = subprocess.run(
+    done = children.run(
         [venv.python, "-m", "pytest", "--pyargs", "dsh_conformance", "--dsh-impl=official"],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600,
     )
@@ -157,8 +157,16 @@ def test_official_without_a_bridge_or_npm_is_one_usage_error(venv, kit, tmp_path
     assert "npm was not found on PATH" in output
 
 
+@pytest.fixture(scope="module")
+def lifecycle_cache(tmp_path_factory) -> Path:
+    """An npm cache of these runs' own, shared by both: the host's base
+    install is made once, and each run still installs the example itself
+    (whether scripts may run is part of an install's key)."""
+    return tmp_path_factory.mktemp("lifecycle-npm-cache")
+
+
 @pytest.mark.parametrize("allowed", [False, True], ids=["scripts-off", "scripts-on"])
-def test_lifecycle_scripts_run_only_when_allowed(venv, kit, tmp_path, allowed):
+def test_lifecycle_scripts_run_only_when_allowed(venv, kit, tmp_path, lifecycle_cache, allowed):
     """The example with a postinstall script, installed by a user's run: the
     script runs only under --dsh-npm-scripts, with the run's environment."""
     import json
@@ -175,14 +183,17 @@ def test_lifecycle_scripts_run_only_when_allowed(venv, kit, tmp_path, allowed):
          f"--rootdir={venv.suite_dir}", "-k", "test_list_and_delete_ignore_extra_argument_keys",
          "--dsh-impl=npm", "--dsh-npm", f"schedule={plugin}",
          *(["--dsh-npm-scripts"] if allowed else [])],
-        # Installs are cached by content across runs: a cache of its own makes this
-        # run install (and so run, or not run, the script) instead of reusing an
-        # install an earlier run of this test made.
+        # Installs are cached by content across runs: a cache of these runs' own
+        # makes each install (and so run, or not run, the script) instead of
+        # reusing an install an earlier run of this test made.
         cwd=tmp_path, python=venv.python,
-        env=venv.env(kit, DSH_TEST_MARK=str(mark), DSH_NPM_CACHE=str(tmp_path / "npm-cache")),
+        env=venv.env(kit, DSH_TEST_MARK=str(mark), DSH_NPM_CACHE=str(lifecycle_cache)),
     )
     assert run.outcomes and run.ids("error") == set(), run.output[-3000:]
     assert mark.exists() is allowed, run.output[-3000:]
+    installs = [p for p in lifecycle_cache.glob("*/dsh-install.json")
+                if json.loads(p.read_text("utf-8")).get("scripts") is allowed]
+    assert len(installs) == 1, "this run made an install of its own"
 
 
 def _doc_commands(path: Path = DOC) -> list[str]:
@@ -254,9 +265,9 @@ def test_every_command_of_the_npm_guide_runs_and_the_example_fails_exactly_as_ex
         PIP_DISABLE_PIP_VERSION_CHECK="1",
     )
     env.pop("VIRTUAL_ENV", None)
-    done = subprocess.run(
+    done = children.run(
         ["bash", "-c", _as_one_shell(commands)], cwd=tmp_path, env=env, capture_output=True,
-        text=True, timeout=2400,
+        text=True,
     )
     output = done.stdout + done.stderr
     assert done.returncode in (0, 1), output[-3000:]

@@ -6,10 +6,10 @@ sentence covers the host the plugins run on)."""
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
+import kit_child_processes as children
 import pytest
 
 from pytest_dsh.npm import (
@@ -108,18 +108,18 @@ def test_the_table_matches_the_registry(kit):
         for name, version in profile.packages.items():
             wanted.setdefault(name, set()).add(version)
     for name, versions in sorted(wanted.items()):
-        done = subprocess.run([npm, "view", name, "versions", "--json"],
-                              capture_output=True, text=True, timeout=300, check=True)
+        done = children.run([npm, "view", name, "versions", "--json"],
+                            capture_output=True, text=True, timeout=300, check=True)
         published = set(json.loads(done.stdout))
         assert versions <= published, (name, versions - published)
 
 
 def _pytest(args: list[str], *, cwd: Path, env: dict[str, str]) -> tuple[int, str]:
-    done = subprocess.run(
+    done = children.run(
         [sys.executable, "-m", "pytest", "--pyargs",
          "dsh_conformance.schedule.management_tools.test_management_tools", "-p", "no:randomly",
          *args],
-        cwd=cwd, env=env, capture_output=True, text=True, timeout=1800,
+        cwd=cwd, env=env, capture_output=True, text=True,
     )
     return done.returncode, done.stdout + done.stderr
 

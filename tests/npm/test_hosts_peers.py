@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
+import kit_child_processes as children
 import pytest
 
 from pytest_dsh.npm import PeerConflictError, host_profile
@@ -131,11 +131,11 @@ def test_a_forced_run_names_the_range_in_the_header_and_the_reports(kit, tmp_pat
     kit.require_npm()
     _plugin(tmp_path / "plugin", {AGENT: "^0.1.0-rc.8"})
     (tmp_path / "test_probe.py").write_text(_PROBE)
-    done = subprocess.run(
+    done = children.run(
         [sys.executable, "-m", "pytest", "test_probe.py", "-p", "no:randomly",
          "--dsh-impl=npm", "--dsh-npm=schedule=./plugin", f"--dsh-host={NEWER}",
          "--dsh-report=report"],
-        cwd=tmp_path, env=kit.user_env(), capture_output=True, text=True, timeout=1800,
+        cwd=tmp_path, env=kit.user_env(), capture_output=True, text=True,
     )
     output = done.stdout + done.stderr
     assert done.returncode in (0, 6), output[-3000:]

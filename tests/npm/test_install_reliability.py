@@ -18,6 +18,7 @@ import sys
 import threading
 from pathlib import Path
 
+import kit_child_processes as children
 import pytest
 
 from pytest_dsh.npm import (
@@ -88,7 +89,7 @@ def _installer(
 
 
 def _finished(process: subprocess.Popen[str]) -> Path:
-    stdout, stderr = process.communicate(timeout=900)
+    stdout, stderr = process.communicate(timeout=children.child_timeout())
     assert process.returncode == 0, stderr[-3000:]
     return Path(json.loads(stdout.splitlines()[-1])["folder"])
 
@@ -243,8 +244,8 @@ def test_lifecycle_scripts_run_when_allowed_with_the_runs_environment(cache, tmp
 def test_stale_staging_folders_are_those_of_dead_runs_or_a_day_old(tmp_path):
     import socket
 
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
-                          capture_output=True, text=True, check=True)
+    dead = children.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                        capture_output=True, text=True, check=True)
     dead_pid = int(dead.stdout)
     here = socket.gethostname()
     owners = {

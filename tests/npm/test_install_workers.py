@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 
+import kit_child_processes as children
 import pytest
 
 pytestmark = pytest.mark.dsh_wall_budget(900)
@@ -62,11 +62,11 @@ def test_workers_load_the_install_the_controller_resolved(kit, tmp_path):
         DSH_TEST_PLUGIN=str(plugin), DSH_TEST_OUT=str(out),
         PYTHONPATH=os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")])),
     )
-    done = subprocess.run(
+    done = children.run(
         [sys.executable, "-m", "pytest", "test_probe.py", "-p", "no:randomly",
          "-p", "edit_after_resolve", "-n", "2", "--dsh-impl=npm",
          "--dsh-npm=schedule=./plugin", f"--dsh-npm-cache={cache}"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=1800,
+        cwd=tmp_path, env=env, capture_output=True, text=True,
     )
     output = done.stdout + done.stderr
     assert done.returncode in (0, 6), output[-3000:]

@@ -9,11 +9,11 @@ from __future__ import annotations
 import io
 import json
 import os
-import subprocess
 import sys
 import tarfile
 from pathlib import Path
 
+import kit_child_processes as children
 import pytest
 
 from pytest_dsh.npm import PackageNotFoundError, parse_spec
@@ -211,7 +211,7 @@ def _fifo_folder(root: Path) -> str:
 def test_bad_package_input_is_one_usage_error_and_writes_no_cache(tmp_path, kit, make, fragment):
     spec = make(tmp_path)
     cache = tmp_path / "cache"
-    done = subprocess.run(
+    done = children.run(
         [sys.executable, "-m", "pytest", "--pyargs", SELECTION, "-p", "no:randomly",
          "--dsh-impl=npm", f"--dsh-npm=schedule={spec}"],
         cwd=tmp_path, env=kit.user_env(DSH_NPM_CACHE=str(cache)), capture_output=True, text=True,

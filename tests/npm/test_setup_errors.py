@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 import os
 import stat
-import subprocess
 import sys
 
+import kit_child_processes as children
 import pytest
 
 from pytest_dsh.npm import BridgeRuntime, NodeTooOldError, NotADshPluginError, PackageSpec
@@ -32,9 +32,9 @@ def _plugin_folder(root, name, *, index="export function apply() {}\n", peers=No
 
 
 def _pytest(args, *, cwd, env):
-    done = subprocess.run(
+    done = children.run(
         [sys.executable, "-m", "pytest", *SELECTION, "-p", "no:randomly", *args],
-        cwd=cwd, env=env, capture_output=True, text=True, timeout=900,
+        cwd=cwd, env=env, capture_output=True, text=True,
     )
     return done.returncode, done.stdout + done.stderr
 

@@ -18,6 +18,7 @@ import textwrap
 from collections.abc import Callable
 from pathlib import Path
 
+import kit_child_processes as children
 import pytest
 
 IMPLS = textwrap.dedent(
@@ -139,9 +140,9 @@ def chromium(tmp_path: Path) -> Callable[..., subprocess.CompletedProcess[str]]:
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
         profile = tmp_path / f"chromium-profile-{next(profiles)}"
-        return subprocess.run(
+        return children.run(
             [found, *_CHROMIUM_FLAGS, f"--user-data-dir={profile}", *args],
-            capture_output=True, text=True, timeout=120, check=True,
+            capture_output=True, text=True, check=True,
         )
 
     return run

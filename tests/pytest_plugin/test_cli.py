@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 
+import kit_child_processes as children
 import pytest
 
 from pytest_dsh.pytest_plugin.conformance_cli import pytest_arguments
@@ -19,28 +20,12 @@ from pytest_dsh.pytest_plugin.conformance_cli import pytest_arguments
 CLI = shutil.which("dsh-conformance", path=str(pathlib.Path(sys.executable).parent))
 
 
-#: Below the test's wall budget (120 s), so that a run that never ends fails
-#: with what it printed so far rather than with the budget's bare alarm.
-_RUN_TIMEOUT_S = 90
-
-
 def _run(cwd: pathlib.Path, *args: str) -> subprocess.CompletedProcess[str]:
     assert CLI is not None, "dsh-conformance is not installed beside this Python"
-    try:
-        return subprocess.run(
-            [CLI, *args], cwd=cwd, capture_output=True, text=True, check=False,
-            stdin=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": str(cwd)},
-            timeout=_RUN_TIMEOUT_S,
-        )
-    except subprocess.TimeoutExpired as stopped:
-        pytest.fail(
-            f"dsh-conformance {' '.join(args)} did not end within {_RUN_TIMEOUT_S} s; "
-            f"it printed:\n{_text(stopped.stdout)[-3000:]}\n{_text(stopped.stderr)[-3000:]}"
-        )
-
-
-def _text(output: str | bytes | None) -> str:
-    return output.decode("utf-8", "replace") if isinstance(output, bytes) else output or ""
+    return children.run(
+        [CLI, *args], cwd=cwd, capture_output=True, text=True, check=False,
+        env={**os.environ, "PYTHONPATH": str(cwd)},
+    )
 
 
 def _document(folder: pathlib.Path) -> dict:
@@ -84,7 +69,7 @@ def test_auto_counts_the_cpus_this_process_may_use_not_the_machine_s():
         "import os; os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}); "
         "from pytest_dsh.pytest_plugin.conformance_cli import usable_cpus; print(usable_cpus())"
     )
-    done = subprocess.run(
+    done = children.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True
     )
     assert done.stdout.strip() == "1"

@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import subprocess
 import sys
 
+import kit_child_processes as children
 import pytest
 
 from pytest_dsh.pytest_plugin.conformance_cli import pytest_arguments
@@ -53,7 +53,7 @@ def test_a_rerun_command_runs_its_test_with_the_runs_options(
     # The value with a space survives the quoting.
     assert command[3:9] == ["-p", "no:cacheprovider", "--dsh-wall-budget", "45",
                             "-o", "python_functions=test_* check_*"]
-    rerun = subprocess.run(
+    rerun = children.run(
         [sys.executable, "-m", *command], cwd=impls.path, capture_output=True, text=True,
         env={**os.environ, "PYTHONPATH": os.pathsep.join(
             [str(impls.path), os.environ.get("PYTHONPATH", "")])},

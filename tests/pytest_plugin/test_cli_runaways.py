@@ -11,6 +11,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+import kit_child_processes as children
 import pytest
 
 
@@ -22,8 +23,8 @@ def impls(impls: pytest.Pytester, runaway_tests: Callable[[int], str]) -> pytest
 
 
 def _run(impls: pytest.Pytester, *args: str) -> tuple[pytest.RunResult, dict[str, Any]]:
-    result = impls.runpytest_subprocess(
-        "--dsh-impl=impls:FULL", "--dsh-report=out.json", "-p", "no:randomly", *args
+    result = children.runpytest_subprocess(
+        impls, "--dsh-impl=impls:FULL", "--dsh-report=out.json", "-p", "no:randomly", *args
     )
     return result, json.loads((impls.path / "out.json").read_text("utf-8"))
 

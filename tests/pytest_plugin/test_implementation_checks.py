@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import textwrap
 
+import kit_child_processes as children
 import pytest
 
 from pytest_dsh.fake_host.implementation import PythonImplementation
@@ -134,7 +135,7 @@ def test_the_official_build_without_its_bridge_is_one_usage_error(pytester, monk
     monkeypatch.setenv("DSH_BRIDGE_DIR", str(tmp_path / "no-bridge-here"))
     pytester.makepyfile("def test_x(dsh_host):\n    pass\n")
     # In a subprocess: this process may already hold a prepared official runtime.
-    result = pytester.runpytest_subprocess("--dsh-impl=official")
+    result = children.runpytest_subprocess(pytester, "--dsh-impl=official")
     _single_usage_error(result, "*--dsh-impl: DSH_BRIDGE_DIR=*is not the pytest-dsh bridge*")
 
 

@@ -430,3 +430,17 @@ def test_when_no_worker_survives_the_rows_come_from_the_reports(impls):
         assert row["rerun"].startswith(("pytest test_crashes.py::", "pytest 'test_crashes.py::"))
         assert name in row["rerun"] and "--dsh-impl=impls:FULL" in row["rerun"]
     assert document["verdict"]["overall"] == "does not conform"
+
+
+def test_a_role_the_implementation_lacks_is_skipped_alike(suite):
+    # The roles' whole-suite runs (test_roles.py) run in one process; here the
+    # role's skip, its reason and the role's "not assessed" cross the workers.
+    serial, parallel, serial_ret, parallel_ret = _both(
+        suite, "--dsh-impl=impls:TC_ONLY", "test_mixed.py", "-k", "passes or many"
+    )
+    assert parallel == serial
+    assert parallel_ret == serial_ret == 0
+    rows = {t["id"].rpartition("::")[2]: t for t in parallel["tests"]}
+    assert rows["test_passes"]["outcome"] == "skipped"
+    assert str(rows["test_passes"]["message"]).endswith("does not declare schedule")
+    assert parallel["verdict"]["plugins"]["schedule"] is None

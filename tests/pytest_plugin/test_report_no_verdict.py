@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import jsonschema
+import kit_child_processes as children
 import pytest
 
 from pytest_dsh.pytest_plugin.reporting import report_schema
@@ -102,8 +103,8 @@ def _dsh_section(result: pytest.RunResult) -> str:
 def test_ctrl_c_in_a_test_is_interrupted_not_a_verdict(impls: pytest.Pytester) -> None:
     impls.makepyfile(test_interrupt=KEYBOARD_INTERRUPT)
     # In a subprocess: in-process, pytester raises the KeyboardInterrupt again.
-    result = impls.runpytest_subprocess(
-        "--dsh-impl=impls:FULL", "--dsh-report=out", "-p", "no:randomly"
+    result = children.runpytest_subprocess(
+        impls, "--dsh-impl=impls:FULL", "--dsh-report=out", "-p", "no:randomly"
     )
     assert result.ret == pytest.ExitCode.INTERRUPTED
     document = _check_no_claim(impls, "interrupted", 2)

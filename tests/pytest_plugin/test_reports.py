@@ -7,10 +7,10 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import subprocess
 import sys
 
 import jsonschema
+import kit_child_processes as children
 import pytest
 
 from pytest_dsh.pytest_plugin.reporting import report_schema
@@ -124,7 +124,7 @@ def test_a_printed_rerun_command_of_a_suite_test_runs_that_test(pytester, tmp_pa
     # From another, empty folder: pytest loads the conftest.py of every test*
     # folder under the directory a --pyargs run starts in, and other tests'
     # pytester folders (one of them with a hook that breaks) sit beside this one.
-    rerun = subprocess.run(
+    rerun = children.run(
         [sys.executable, "-m", *command, "-p", "no:cacheprovider"],
         cwd=tmp_path_factory.mktemp("elsewhere"),
         capture_output=True,

@@ -12,6 +12,7 @@ import json
 import re
 
 import jsonschema
+import kit_child_processes as children
 import pytest
 
 from pytest_dsh.pytest_plugin.hypothesis_scope import kit_seed
@@ -92,7 +93,8 @@ def _run(
     selection: str = SELECTION,
 ) -> tuple[str, dict[str, str], dict]:
     """A fresh pytest process: its seed line, each test's outcome, its report."""
-    result = pytester.runpytest_subprocess(
+    result = children.runpytest_subprocess(
+        pytester,
         "-p", "no:randomly", "-p", "no:cacheprovider", "--dsh-impl=flakyimpl:IMPLEMENTATION",
         f"--dsh-report={report}", "--pyargs", SUITE_MODULE, "-k", selection, *options,
     )
@@ -196,19 +198,19 @@ def test_an_example_database_in_the_run_folder_changes_nothing(flaky, monkeypatc
 
 
 def test_the_given_seed_is_the_seed_every_report_records(flaky):
-    line, _, document = _run(flaky, "--hypothesis-seed=1234", selection=FLAKY_TEST)
+    # One run writes the three reports (a folder): the JSON document is read from it.
+    line, _, document = _run(flaky, "--hypothesis-seed=1234", selection=FLAKY_TEST, report="out")
     assert line.endswith("seed 1234")
     assert (document["hypothesis"]["seed"], document["hypothesis"]["chosen"]) == (1234, "given")
     jsonschema.validate(document, report_schema())
-    _run(flaky, "--hypothesis-seed=1234", selection=FLAKY_TEST, report="out")
     for name in ("report.md", "report.html"):
         assert "seed 1234" in (flaky.path / "out" / name).read_text("utf-8"), name
 
 
 def test_exploring_draws_a_seed_it_prints_with_a_replay_command(flaky, monkeypatch):
     monkeypatch.setenv("FLAKY_RULE", "long")  # any seed's 200 examples find this bug
-    result = flaky.runpytest_subprocess(
-        "-p", "no:randomly", "-p", "no:cacheprovider", "--dsh-impl=flakyimpl:IMPLEMENTATION",
+    result = children.runpytest_subprocess(
+        flaky, "-p", "no:randomly", "-p", "no:cacheprovider", "--dsh-impl=flakyimpl:IMPLEMENTATION",
         "--dsh-report=explored.json", "--dsh-explore", "--dsh-explore-examples=200",
         "--pyargs", SUITE_MODULE, "-k", FLAKY_TEST,
     )
@@ -240,8 +242,8 @@ def test_exploring_draws_a_seed_it_prints_with_a_replay_command(flaky, monkeypat
 def test_the_replayed_exploration_fails_the_same_way(flaky, monkeypatch):
     monkeypatch.setenv("FLAKY_RULE", "long")
     monkeypatch.setenv("SEEN_FILE", "explored.txt")
-    explored = flaky.runpytest_subprocess(
-        "-p", "no:randomly", "-p", "no:cacheprovider", "--dsh-impl=flakyimpl:IMPLEMENTATION",
+    explored = children.runpytest_subprocess(
+        flaky, "-p", "no:randomly", "-p", "no:cacheprovider", "--dsh-impl=flakyimpl:IMPLEMENTATION",
         "--dsh-explore", "--pyargs", SUITE_MODULE, "-k", FLAKY_TEST,
     )
     seed = re.search(r"explored with seed (\d+)", explored.stdout.str())

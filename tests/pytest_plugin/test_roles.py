@@ -14,6 +14,7 @@ import json
 import textwrap
 from typing import Any
 
+import kit_child_processes as children
 import pytest
 
 BARE_IMPLS = textwrap.dedent(
@@ -36,9 +37,12 @@ BARE_IMPLS = textwrap.dedent(
 def _suite_run(pytester: pytest.Pytester, impl: str) -> dict[str, Any]:
     pytester.makepyfile(bare_impls=BARE_IMPLS)
     pytester.syspathinsert()
-    result = pytester.runpytest_subprocess(
-        "--pyargs", "dsh_conformance", f"--dsh-impl=bare_impls:{impl}",
-        "--dsh-report=out.json", "-n", "2", "-p", "no:cacheprovider",
+    # One process: the roles are decided per test, the same with workers or
+    # without (the parallel runs' tests hold workers to the serial verdict),
+    # and two more workers under the kit's own only add their start-up.
+    result = children.runpytest_subprocess(
+        pytester, "--pyargs", "dsh_conformance", f"--dsh-impl=bare_impls:{impl}",
+        "--dsh-report=out.json", "-p", "no:cacheprovider",
     )
     document: dict[str, Any] = json.loads((pytester.path / "out.json").read_text("utf-8"))
     failing = [t["id"] for t in document["tests"] if t["outcome"] in ("failed", "error")]

@@ -8,9 +8,10 @@ contract (docs/log-check.md). Robustness cases live in tests/reference/log_check
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
+
+import kit_child_processes as children
 
 from dsh_reference.log_check import main
 
@@ -84,7 +85,7 @@ def test_malformed_lines_are_reported_with_their_number(tmp_path, capsys):
 
 def test_the_console_script_exits_non_zero_on_a_bad_file(tmp_path):
     path = _write(tmp_path / "bad.jsonl", {"type": "session", "id": "s"}, _event(0, {"version": 2}))
-    done = subprocess.run(
+    done = children.run(
         [sys.executable, "-m", "dsh_reference.log_check", "check", str(path)],
         capture_output=True, text=True, check=False, cwd=tmp_path,
     )

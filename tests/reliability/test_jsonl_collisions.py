@@ -18,6 +18,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+import kit_child_processes as children
 import pytest
 
 from dsh_reference.implementation import IMPLEMENTATION as REFERENCE
@@ -168,7 +169,7 @@ def test_a_root_held_by_another_process_is_refused_until_it_lets_go(tmp_path):
         with pytest.raises(StoreLockedError, match=f"pid {child.pid}"):
             _open(tmp_path)
         child.stdin.close()
-        assert child.wait(timeout=60) == 0
+        assert child.wait(timeout=children.child_timeout(60)) == 0
     finally:
         child.kill()
         child.wait()
@@ -223,7 +224,7 @@ def test_a_kill_in_the_middle_of_a_write_leaves_the_old_file(tmp_path, new_event
         child.stdin.flush()
         assert child.stdout.readline() == f"{point}\n".encode()
         os.kill(child.pid, signal.SIGKILL)
-        assert child.wait(timeout=60) == -signal.SIGKILL
+        assert child.wait(timeout=children.child_timeout(60)) == -signal.SIGKILL
     finally:
         child.kill()
         child.wait()

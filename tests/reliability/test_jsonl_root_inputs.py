@@ -15,6 +15,7 @@ import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 
+import kit_child_processes as children
 import pytest
 
 from dsh_reference.implementation import IMPLEMENTATION as REFERENCE
@@ -219,7 +220,7 @@ def forking_owner(tmp_path: Path) -> Iterator[Path]:
     try:
         said = {owner.stdout.readline(), owner.stdout.readline()}
         assert said == {b"owner\n", b"child\n"}
-        assert owner.wait() == 0
+        assert owner.wait(timeout=children.child_timeout()) == 0
         yield root
     finally:
         owner.stdin.close()  # the child's stdin ends: it exits

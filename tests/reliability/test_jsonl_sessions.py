@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
 from typing import Any
 
+import kit_child_processes as children
 import pytest
 
 from dsh_reference.implementation import IMPLEMENTATION as REFERENCE
@@ -156,8 +156,8 @@ _WRITER = textwrap.dedent(
 
 
 def test_a_session_resumes_in_another_process_after_a_crash(tmp_path):
-    done = subprocess.run(
-        [sys.executable, "-c", _WRITER % START_MS, str(tmp_path)], check=False, timeout=120
+    done = children.run(
+        [sys.executable, "-c", _WRITER % START_MS, str(tmp_path)], check=False
     )
     assert done.returncode == -9
     host = _host(tmp_path, START_MS + 30_000)

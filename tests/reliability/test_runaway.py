@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import kit_child_processes as children
 import pytest
 
 from pytest_dsh import reply_text, reply_tools
@@ -174,7 +175,9 @@ def test_the_growth_budget_is_an_option_with_an_ini_twin(pytester):
 
 def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
     pytester.makepyfile(runaway_impl=Path(runaway_impl.__file__).read_text("utf-8"))
-    return pytester.runpytest_subprocess("-p", "no:randomly", "-p", "no:cacheprovider", *args)
+    return children.runpytest_subprocess(
+        pytester, "-p", "no:randomly", "-p", "no:cacheprovider", *args
+    )
 
 
 def test_in_the_suite_only_the_runaway_test_fails_and_the_run_continues(pytester):

@@ -4,8 +4,9 @@ docs/pinned-details.md, and every compat marker names a known PIN-ID."""
 from __future__ import annotations
 
 import pathlib
-import subprocess
 import sys
+
+import kit_child_processes as children
 
 from dsh_conformance.pinned_details import problems, render_page
 from dsh_spec.pins import load_pins
@@ -14,7 +15,7 @@ PAGE = pathlib.Path(__file__).parents[2] / "docs" / "pinned-details.md"
 
 
 def test_the_page_is_current_and_every_pin_has_a_test():
-    done = subprocess.run(
+    done = children.run(
         [sys.executable, "-m", "dsh_conformance.pinned_details", "--check", str(PAGE)],
         capture_output=True, text=True, check=False, cwd=PAGE.parent,
     )

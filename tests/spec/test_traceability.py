@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import pathlib
-import subprocess
 import sys
+
+import kit_child_processes as children
 
 from dsh_spec.sentences import SPEC_FILES, all_sentences, spec_sentences
 
@@ -18,7 +19,7 @@ def test_both_readmes_are_split_into_sentences() -> None:
 
 
 def test_every_sentence_has_a_test_and_the_report_is_current() -> None:
-    done = subprocess.run(
+    done = children.run(
         [sys.executable, "-m", "dsh_conformance.traceability", "--check", str(REPORT)],
         capture_output=True, text=True, check=False, cwd=REPORT.parent,
     )

@@ -8,10 +8,10 @@ import io
 import json
 import runpy
 import shlex
-import subprocess
 import sys
 from pathlib import Path
 
+import kit_child_processes as children
 import pytest
 
 from dsh_reference.log_check import CheckOptions, Diagnostic, check_stream, main
@@ -103,10 +103,10 @@ def test_help_exits_0(capsys):
 
 def test_a_closed_pipe_ends_quietly(tmp_path, kit):
     path = kit.write_log(tmp_path / "many.jsonl", *({"x": i} for i in range(20_000)))
-    done = subprocess.run(
+    done = children.run(
         f"{shlex.quote(sys.executable)} -m dsh_reference.log_check check --max-diagnostics 0 "
         f"{shlex.quote(str(path))} | head -1",
-        shell=True, capture_output=True, check=False, timeout=120,
+        shell=True, capture_output=True, check=False,
     )
     assert done.stdout.startswith(f"{path}:2: envelope.missing".encode())
     assert done.stderr == b""

@@ -10,6 +10,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import kit_child_processes as children
+
 from dsh_reference.log_check import main
 
 HEADER = b'{"type":"session","id":"s"}\n'
@@ -25,8 +27,8 @@ def _check(capsys, *args: str) -> tuple[int, list[str]]:
 
 
 def _run(*args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([sys.executable, "-m", "dsh_reference.log_check", "check", *args],
-                          input=stdin, capture_output=True, check=False, timeout=120)
+    return children.run([sys.executable, "-m", "dsh_reference.log_check", "check", *args],
+                        input=stdin, capture_output=True, check=False)
 
 
 def test_a_semantic_error_names_its_line(tmp_path, capsys):
