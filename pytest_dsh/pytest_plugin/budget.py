@@ -191,10 +191,19 @@ def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, object, object
         signal.signal(signal.SIGALRM, previous)
 
 
+#: Test phases now running in this process: more than one inside a nested run.
+_open_phases = 0
+
+
 @contextlib.contextmanager
 def _phase(item: pytest.Item) -> Iterator[None]:
     steps, wall, growth = _limits(item.config)
     wall = _marked_wall(item, wall)
+    # A phase may run inside another test's phase (an in-process nested
+    # pytest run, as pytester's): the outer budget and alarm come back after it.
+    global _open_phases
+    outer = runaway.budget if _open_phases else None
+    _open_phases += 1
     runaway.budget = Budget(
         steps_left=steps,
         wall_deadline=None if wall is None else time.monotonic() + wall,
@@ -209,8 +218,10 @@ def _phase(item: pytest.Item) -> Iterator[None]:
     previous = None
     if own_handler:
         previous = signal.signal(signal.SIGALRM, _on_alarm)
+    outer_alarm_s = 0.0
     if wall is not None and alarm:
-        signal.setitimer(signal.ITIMER_REAL, wall + _SIGNAL_GRACE_S)
+        outer_alarm_s = signal.setitimer(signal.ITIMER_REAL, wall + _SIGNAL_GRACE_S)[0]
+    started = time.monotonic()
     try:
         yield
     finally:
@@ -218,7 +229,13 @@ def _phase(item: pytest.Item) -> Iterator[None]:
             signal.setitimer(signal.ITIMER_REAL, 0)
         if own_handler:
             signal.signal(signal.SIGALRM, previous)
-        runaway.budget = Budget()
+        _open_phases -= 1
+        runaway.budget = Budget() if outer is None else outer
+        if outer_alarm_s > 0:
+            # The outer phase's alarm, less the time this one took (at least
+            # a tick, so that an outer budget already spent still fires).
+            left = outer_alarm_s - (time.monotonic() - started)
+            signal.setitimer(signal.ITIMER_REAL, max(left, 1e-3))
 
 
 @pytest.hookimpl(wrapper=True)

@@ -252,3 +252,22 @@ def test_marked():
     result = _run(pytester)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*dsh_wall_budget takes one number of seconds >= 0*"])
+
+
+def test_an_in_process_nested_run_gives_the_outer_test_its_budget_back(pytester):
+    # pytester's in-process run is a pytest session inside this test's call
+    # phase: its tests' phases used to leave this test with no budget and no
+    # alarm for the rest of its run.
+    import signal
+
+    outer = runaway.budget
+    assert outer.wall_s is not None and signal.getitimer(signal.ITIMER_REAL)[0] > 0
+    pytester.makepyfile(test_inner="def test_inner():\n    pass\n")
+    result = pytester.runpytest_inprocess(
+        "-p", "no:randomly", "-p", "no:cacheprovider", "--dsh-wall-budget=5"
+    )
+    result.assert_outcomes(passed=1)
+    assert runaway.budget is outer
+    alarm_s = signal.getitimer(signal.ITIMER_REAL)[0]
+    # The outer alarm (its budget and grace, less what ran), not the inner one's 5 s.
+    assert outer.wall_s - 30 < alarm_s <= outer.wall_s + 5
