@@ -168,10 +168,7 @@ class FakeSession:
         """The raw log as a plugin reads it (the fault plan may make it raise)."""
         if self._read_guard is not None:
             self._read_guard()
-        view = self._view  # as `log` reads it (inlined: a read per fold)
-        if view._length != len(self._events):
-            view = self._view = EventsView(self._events, len(self._events))
-        return view
+        return self.log
 
     @property
     def log(self) -> Sequence[SessionEvent]:
@@ -181,11 +178,6 @@ class FakeSession:
         if view._length != len(self._events):
             view = self._view = EventsView(self._events, len(self._events))
         return view
-
-    @property
-    def length(self) -> int:
-        """How many events the raw log holds (``len(log)`` without a view)."""
-        return len(self._events)
 
     @property
     def seed_length(self) -> int:

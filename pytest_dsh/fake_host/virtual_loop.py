@@ -221,7 +221,7 @@ class VirtualEventLoop(asyncio.SelectorEventLoop):
                 raise
             # A stop() can leave callbacks that became ready during the last
             # iteration; keep going until the loop is really quiet.
-            if not _pending_ready(self) and not self._due_timers():
+            if not self.has_ready() and not self._due_timers():
                 break
 
     def _drop_pending(self) -> None:
@@ -248,10 +248,6 @@ def _internals(loop: asyncio.BaseEventLoop) -> Any:
     # BaseEventLoop keeps its ready queue and timer heap in private attributes;
     # reading them is the only way to know the loop is quiet without running it.
     return loop
-
-
-def _pending_ready(loop: asyncio.BaseEventLoop) -> bool:
-    return bool(_internals(loop)._ready)
 
 
 def _next_callback(loop: asyncio.AbstractEventLoop | None) -> str:
