@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_dsh import TZDATA_VERSION, __version__
+from pytest_dsh.contract import SessionEvent
 from pytest_dsh.driving.api import AgentDriver, HostDriver
 from pytest_dsh.implementations import resolve_implementation
 from pytest_dsh.pytest_plugin.conformance_cli import usable_cpus
@@ -56,7 +57,7 @@ def iso(epoch_ms: int) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{ms:03d}Z"
 
 
-def every_events(size: int) -> Iterator[dict[str, Any]]:
+def every_events(size: int) -> Iterator[SessionEvent]:
     """``size`` events ending just before ``START_MS``, made one at a time:
     ``LIVE_RECORDS`` far one-shots, then one 5-minute Every reminder created
     long ago and dispatched every 5 minutes since (its next occurrence is after
@@ -65,10 +66,10 @@ def every_events(size: int) -> Iterator[dict[str, Any]]:
     created = START_MS - (dispatches + 1) * EVERY_S * 1000 + 1
     seq = itertools.count()
 
-    def event(time_ms: int, data: dict[str, Any]) -> dict[str, Any]:
+    def event(time_ms: int, data: dict[str, Any]) -> SessionEvent:
         return {"type": "schedule/change", "seq": next(seq), "time": time_ms, "data": data}
 
-    def all_events() -> Iterator[dict[str, Any]]:
+    def all_events() -> Iterator[SessionEvent]:
         for n in range(LIVE_RECORDS):
             yield event(created, {"version": 1, "operation": "create", "schedule": {
                 "id": f"schedule-{n + 1}", "kind": "after", "prompt": f"later {n}",
@@ -84,7 +85,7 @@ def every_events(size: int) -> Iterator[dict[str, Any]]:
     return itertools.islice(all_events(), size)
 
 
-def every_log(size: int) -> list[dict[str, Any]]:
+def every_log(size: int) -> list[SessionEvent]:
     """:func:`every_events` as one list (what a host holds in memory)."""
     return list(every_events(size))
 
@@ -490,7 +491,7 @@ def _run(options: argparse.Namespace) -> None:
         # Each run in one process, then on every usable CPU as dsh-conformance
         # and make conformance run it by default (pytest-xdist, -n N).
         workers = usable_cpus()
-        spreads = [("one process", ())]
+        spreads: list[tuple[str, tuple[str, ...]]] = [("one process", ())]
         if workers > 1:
             spreads.append((f"{workers} workers", ("-n", str(workers))))
         for impl in impls:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final, NoReturn
@@ -24,7 +25,7 @@ import pytest
 
 from pytest_dsh.driving import runaway
 
-__all__ = ["child_timeout", "run", "runpytest_subprocess", "share_hypothesis_caches"]
+__all__ = ["child_timeout", "read_line", "run", "runpytest_subprocess", "share_hypothesis_caches"]
 
 #: What a stopped child leaves for the killing, the last reads and the report.
 _MARGIN_S: Final = 10.0
@@ -52,9 +53,9 @@ def _printed(stdout: str | bytes | None, stderr: str | bytes | None) -> str:
             f"--- stderr (end) ---\n{_text(stderr)[-_TAIL:]}")
 
 
-def _fail(what: object, limit: float, printed: str) -> NoReturn:
+def _fail(what: object, limit: float, printed: str, *, did: str = "end") -> NoReturn:
     __tracebackhide__ = True
-    pytest.fail(f"{what} did not end within {limit:.1f} s (its test's wall budget less a "
+    pytest.fail(f"{what} did not {did} within {limit:.1f} s (its test's wall budget less a "
                 f"margin) and was stopped; it printed:\n{printed}", pytrace=False)
 
 
@@ -141,6 +142,40 @@ def run(
     if check:
         done.check_returncode()
     return done
+
+
+def read_line(process: subprocess.Popen[Any], timeout: float | None = None) -> Any:
+    """The next line ``process`` writes to its stdout pipe, waited for no longer
+    than the test's wall budget allows (see :func:`child_timeout`). A child
+    that writes no line in time is killed, with its process group when it
+    leads one, and fails the test with the end of its stdout; its stderr goes
+    where the test's does, into the test's report."""
+    __tracebackhide__ = True
+    stdout = process.stdout
+    assert stdout is not None, "read_line needs stdout=subprocess.PIPE"
+    limit = child_timeout(timeout)
+    said: list[Any] = []
+    # The buffered reader has no timeout of its own: a thread waits on it, so
+    # that what a later readline() or read() gets is still in order.
+    reader = threading.Thread(target=lambda: said.append(stdout.readline()), daemon=True)
+    reader.start()
+    reader.join(limit)
+    if said:
+        return said[0]
+    _stop(process, _leads_group(process))
+    reader.join(5)  # the kill ends the pipe, unless a grandchild still holds it
+    assert limit is not None
+    args = process.args
+    command = args if isinstance(args, (str, bytes)) else " ".join(map(str, args))
+    _fail(f"{command!s} (pid {process.pid})", limit, _printed(said[0] if said else "", ""),
+          did="write a line")
+
+
+def _leads_group(process: subprocess.Popen[Any]) -> bool:
+    try:
+        return os.getpgid(process.pid) == process.pid
+    except ProcessLookupError:
+        return False
 
 
 def runpytest_subprocess(

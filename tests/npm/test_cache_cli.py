@@ -79,7 +79,7 @@ def _hold(folder: Path) -> subprocess.Popen[str]:
     )
     process = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE,
                                stdout=subprocess.PIPE, text=True)
-    assert process.stdout is not None and process.stdout.readline() == "held\n"
+    assert children.read_line(process) == "held\n"
     return process
 
 

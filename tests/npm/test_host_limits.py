@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import kit_child_processes as children
 import pytest
 
 from pytest_dsh import reply_text
@@ -416,8 +417,8 @@ def _symptom_run(
     pytester.makeconftest(_SYMPTOM_CONFTEST.format(host=host))
     pytester.makepyfile(impls=_IMPL, test_symptoms=_SYMPTOM_TESTS)
     pytester.syspathinsert()
-    result = pytester.runpytest_subprocess(
-        "--dsh-impl=impls:TC_ONLY", "--dsh-report=out.json", "-p", "no:randomly",
+    result = children.runpytest_subprocess(
+        pytester, "--dsh-impl=impls:TC_ONLY", "--dsh-report=out.json", "-p", "no:randomly",
         "-p", "no:cacheprovider", *args,
     )
     document = json.loads((pytester.path / "out.json").read_text("utf-8"))

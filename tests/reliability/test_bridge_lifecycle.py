@@ -19,6 +19,7 @@ import sys
 import textwrap
 from collections.abc import Iterator
 
+import kit_child_processes as children
 import pytest
 
 from pytest_dsh.npm.bridge import BridgeCrashedError, BridgeProcess, locate_node
@@ -131,8 +132,8 @@ def test_node_exits_when_its_parent_is_killed_mid_request(test_ops, op, announce
     )
     assert child.stdout is not None
     try:
-        node_pid = int(child.stdout.readline())
-        assert announcement in child.stdout.readline()  # Node is inside the request
+        node_pid = int(children.read_line(child))
+        assert announcement in children.read_line(child)  # Node is inside the request
         child.send_signal(signal.SIGKILL)
         child.wait()
         assert _wait_for_exit(node_pid, EXIT_DEADLINE_S), "Node outlived its parent"

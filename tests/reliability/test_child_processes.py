@@ -5,6 +5,8 @@ dying with the test at the budget's bare alarm."""
 from __future__ import annotations
 
 import re
+import signal
+import subprocess
 import sys
 from pathlib import Path
 
@@ -107,3 +109,30 @@ def test_a_child_in_a_new_folder_shares_the_caches_but_not_the_examples(tmp_path
     (own / ".hypothesis").mkdir(parents=True)
     children.run([sys.executable, "-c", "pass"], cwd=own, check=True)
     assert list((own / ".hypothesis").iterdir()) == []
+
+
+@pytest.mark.dsh_wall_budget(4)
+def test_a_child_that_writes_no_line_fails_with_what_it_wrote_and_is_stopped():
+    child = subprocess.Popen(
+        [sys.executable, "-c", "import sys, threading\nprint('first', flush=True)\n"
+         "sys.stdout.write('half a line'); sys.stdout.flush()\nthreading.Event().wait()"],
+        stdout=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        assert children.read_line(child) == "first\n"
+        with pytest.raises(pytest.fail.Exception) as failed:
+            children.read_line(child)
+        message = str(failed.value)
+        assert "did not write a line within" in message and f"(pid {child.pid})" in message
+        assert "half a line" in message
+        assert child.wait(timeout=5) == -signal.SIGKILL
+    finally:
+        child.kill()
+        child.wait()
+
+
+def test_a_line_read_keeps_the_rest_of_the_stream_in_order():
+    child = subprocess.Popen([sys.executable, "-c", "print('one'); print('two'); print('three')"],
+                             stdout=subprocess.PIPE)
+    assert children.read_line(child) == b"one\n"
+    assert child.stdout is not None and child.stdout.read() == b"two\nthree\n"
+    assert child.wait(timeout=children.child_timeout(30)) == 0

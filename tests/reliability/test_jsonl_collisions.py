@@ -165,7 +165,7 @@ def test_a_root_held_by_another_process_is_refused_until_it_lets_go(tmp_path):
     )
     try:
         assert child.stdout is not None and child.stdin is not None
-        assert child.stdout.readline() == "locked\n"
+        assert children.read_line(child) == "locked\n"
         with pytest.raises(StoreLockedError, match=f"pid {child.pid}"):
             _open(tmp_path)
         child.stdin.close()
@@ -218,11 +218,11 @@ def test_a_kill_in_the_middle_of_a_write_leaves_the_old_file(tmp_path, new_event
     )
     try:
         assert child.stdout is not None and child.stdin is not None
-        assert child.stdout.readline() == b"old\n"
+        assert children.read_line(child) == b"old\n"
         old = _file(tmp_path, "s").read_bytes()
         child.stdin.write(b"go\n")
         child.stdin.flush()
-        assert child.stdout.readline() == f"{point}\n".encode()
+        assert children.read_line(child) == f"{point}\n".encode()
         os.kill(child.pid, signal.SIGKILL)
         assert child.wait(timeout=children.child_timeout(60)) == -signal.SIGKILL
     finally:

@@ -218,7 +218,7 @@ def forking_owner(tmp_path: Path) -> Iterator[Path]:
     )
     assert owner.stdout is not None and owner.stdin is not None
     try:
-        said = {owner.stdout.readline(), owner.stdout.readline()}
+        said = {children.read_line(owner), children.read_line(owner)}
         assert said == {b"owner\n", b"child\n"}
         assert owner.wait(timeout=children.child_timeout()) == 0
         yield root

@@ -147,13 +147,15 @@ def test_what_a_turn_grows_is_charged_to_the_phase_on_either_host(monkeypatch, a
     assert spent >= 8  # at least each step's step/start and step/end
 
 
-def test_a_bridge_process_stopped_for_a_runaway_is_not_reused(monkeypatch, open_any_host):
+def test_a_host_opened_after_a_runaway_runs_a_clean_turn(monkeypatch, open_any_host):
     monkeypatch.setattr(runaway, "budget", Budget(growth_left=100, growth=100))
     agent = open_any_host().create_agent()
     with pytest.raises(RunawayError):
         _long_turn(agent, 60)
     monkeypatch.setattr(runaway, "budget", Budget())
-    again = open_any_host().create_agent()  # a fresh host (on the bridge, a fresh process)
+    # A new host: on the bridge, a new Node process, or the stopped one when it
+    # was proved clean (tests/official/test_runaway_recycle.py).
+    again = open_any_host().create_agent()
     _long_turn(again, 1)
     assert [e["type"] for e in again.events()].count("turn/end") == 1
 
