@@ -168,7 +168,9 @@ class FakeAgent:
     def followup(self, message: UserMessage) -> None:
         # A plugin's follow-up: the host builds its message from the plugin's
         # input before queueing it, and a planned fault fails that build.
-        self._process.faults.check_followup_message()
+        faults = self._process.faults
+        if faults.planned:  # nothing planned: no check fails, none is counted
+            faults.check_followup_message()
         self.queue_followup(message)
 
     def queue_followup(self, message: UserMessage) -> None:
@@ -177,7 +179,8 @@ class FakeAgent:
         _check_message(message)
         if not self._live:
             raise RuntimeError(f"agent {self._id!r} is not live")
-        if self._process.faults.followup_fails():
+        faults = self._process.faults
+        if faults.planned and faults.followup_fails():
             raise RuntimeError("followup rejected by the fault plan")
         count_growth("follow-up")
         trace = self._process.trace
@@ -210,7 +213,8 @@ class FakeAgent:
     def run_maintenance(self, task: Callable[[], Awaitable[bool]]) -> asyncio.Future[bool]:
         if not self._live:
             raise MaintenanceRejectedError(f"agent {self._id!r} is not live")
-        if self._process.faults.maintenance_fails():
+        faults = self._process.faults
+        if faults.planned and faults.maintenance_fails():
             # An asynchronous rejection: the claim is refused later, the task never runs.
             self._refuse_claim("fault")
 
