@@ -78,6 +78,21 @@ def check_seed_length(events: Sequence[object], seed_length: object) -> int:
     return int(seed_length)
 
 
+def _suffix(events: Sequence[object], start: int, stop: int) -> Sequence[object]:
+    """``events[start:stop]``: one slice of a list, a tuple or a sequence
+    whose slice is one (a host's read-only log view), else read by index (a
+    ``Sequence`` need not support slices)."""
+    if not isinstance(events, list | tuple):
+        try:
+            part = events[start:stop]
+        except (TypeError, IndexError, KeyError):
+            part = None
+        if not (isinstance(part, list | tuple) and len(part) == stop - start):
+            return [events[index] for index in range(start, stop)]
+        return part
+    return events[start:stop]
+
+
 class ScheduleFold:
     """The fold in progress: feed owned events in log order with :meth:`apply`.
 
@@ -158,9 +173,16 @@ class ScheduleFold:
 
     def apply_all(self, events: Sequence[object], start: int = 0) -> None:
         """Fold ``events[start:]`` in order."""
+        stop = len(events)
+        if start >= stop:
+            return
         apply = self.apply
-        for index in range(start, len(events)):
-            apply(events[index])
+        for event in _suffix(events, start, stop):
+            # What apply skips first, skipped without the call: most events of
+            # a live log (a turn's) are not schedule changes.
+            if isinstance(event, dict) and event.get("type") != _CHANGE:
+                continue
+            apply(event)
 
     def _remove(self, schedule_id: str) -> None:
         del self._records[schedule_id]
