@@ -73,6 +73,8 @@ def event_field(event: object, name: str) -> object:
 def check_seed_length(events: Sequence[object], seed_length: object) -> int:
     """``seed_length`` as an int; raises :class:`ScheduleLogError` unless it is a
     safe integer within ``0..len(events)``."""
+    if type(seed_length) is int and 0 <= seed_length <= len(events):
+        return seed_length  # the common case: an int within a log is a safe integer
     if not (is_safe_integer(seed_length) and 0 <= seed_length <= len(events)):
         raise ScheduleLogError("schedule seedLength must be within the supplied event log")
     return int(seed_length)
