@@ -132,9 +132,10 @@ class FaultPlan:
 
     def __init__(self) -> None:
         self._windows: list[_Window] = []
-        #: Whether any fault is planned (dormant ones included). With nothing
-        #: planned every check below answers "no fault" and counts nothing, so
-        #: a host on a hot path may skip the call: the outcome is the same.
+        #: Whether any fault is planned (dormant ones included), kept by the
+        #: plan itself (read it, never set it). With nothing planned every
+        #: check below answers "no fault" and counts nothing, so a host on a
+        #: hot path may skip the call: the outcome is the same.
         self.planned = False
         self._window_ids = itertools.count(1)
         self._hung: list[asyncio.Future[str]] = []
