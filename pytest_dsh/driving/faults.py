@@ -132,6 +132,11 @@ class FaultPlan:
 
     def __init__(self) -> None:
         self._windows: list[_Window] = []
+        #: Whether any fault is planned (dormant ones included), kept by the
+        #: plan itself (read it, never set it). With nothing planned every
+        #: check below answers "no fault" and counts nothing, so a host on a
+        #: hot path may skip the call: the outcome is the same.
+        self.planned = False
         self._window_ids = itertools.count(1)
         self._hung: list[asyncio.Future[str]] = []
         #: Called after a release: the host runs until idle, so the released
@@ -263,14 +268,17 @@ class FaultPlan:
         """Forget every planned fault (hung flushes stay hung until released);
         :meth:`PlannedFault.clear` forgets one."""
         self._windows.clear()
+        self.planned = False
 
     def _plan(self, window: _Window) -> PlannedFault:
         window.id = next(self._window_ids)
         self._windows.append(window)
+        self.planned = True
         return PlannedFault(self, window)
 
     def _forget(self, window: _Window) -> None:
         self._windows = [planned for planned in self._windows if planned is not window]
+        self.planned = bool(self._windows)
 
     def release_hung_flushes(self, outcome: ReleaseOutcome = "durable") -> None:
         """Let every hung flush complete, in the order they hung, with ``outcome``."""

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import types
 from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine, Generator
 from typing import Any, Protocol, TypeVar, final
@@ -168,7 +167,9 @@ class FakeAgent:
     def followup(self, message: UserMessage) -> None:
         # A plugin's follow-up: the host builds its message from the plugin's
         # input before queueing it, and a planned fault fails that build.
-        self._process.faults.check_followup_message()
+        faults = self._process.faults
+        if faults.planned:  # nothing planned: no check fails, none is counted
+            faults.check_followup_message()
         self.queue_followup(message)
 
     def queue_followup(self, message: UserMessage) -> None:
@@ -177,7 +178,8 @@ class FakeAgent:
         _check_message(message)
         if not self._live:
             raise RuntimeError(f"agent {self._id!r} is not live")
-        if self._process.faults.followup_fails():
+        faults = self._process.faults
+        if faults.planned and faults.followup_fails():
             raise RuntimeError("followup rejected by the fault plan")
         count_growth("follow-up")
         trace = self._process.trace
@@ -210,7 +212,8 @@ class FakeAgent:
     def run_maintenance(self, task: Callable[[], Awaitable[bool]]) -> asyncio.Future[bool]:
         if not self._live:
             raise MaintenanceRejectedError(f"agent {self._id!r} is not live")
-        if self._process.faults.maintenance_fails():
+        faults = self._process.faults
+        if faults.planned and faults.maintenance_fails():
             # An asynchronous rejection: the claim is refused later, the task never runs.
             self._refuse_claim("fault")
 
@@ -589,27 +592,49 @@ def _started(loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, None, T]) -> 
         else:
             future.set_exception(exc)
         return future
-    return loop.create_task(_carried_on(coro, waiting))
+    return loop.create_task(_CarriedOn(coro, waiting))
 
 
-@types.coroutine
-def _carried_on(coro: Coroutine[Any, None, T], waiting: Any) -> Generator[Any, None, T]:
+class _CarriedOn(Coroutine[Any, Any, T]):
     """The rest of a started coroutine, for a task: hands the task what the
     coroutine waits on, and the task's answers (a value or an exception, a
-    cancellation included) back to the coroutine."""
-    while True:
-        try:
-            answer = yield waiting
-        except BaseException as exc:
-            try:
-                waiting = coro.throw(exc)
-            except StopIteration as done:
-                return done.value  # type: ignore[no-any-return]
-        else:
-            try:
-                waiting = coro.send(answer)
-            except StopIteration as done:
-                return done.value  # type: ignore[no-any-return]
+    cancellation included) back to the coroutine.
+
+    A class rather than a generator: a task cancelled before its first step
+    throws the cancellation into its coroutine at once, and an unstarted
+    generator would end there without passing it on, leaving the started
+    coroutine suspended (a maintenance claim held) until it was collected.
+    Here the coroutine gets it where it waits, at any step."""
+
+    __slots__ = ("_coro", "_waiting")
+
+    def __init__(self, coro: Coroutine[Any, None, T], waiting: Any) -> None:
+        self._coro = coro
+        self._waiting: Any = waiting
+
+    def send(self, answer: Any) -> Any:
+        waiting = self._waiting
+        if waiting is not _STEPPED:
+            # The task's first step: what the coroutine waited on when it
+            # stopped, handed to the task as if it had just been yielded.
+            self._waiting = _STEPPED
+            return waiting
+        return self._coro.send(answer)
+
+    def throw(self, *exc: Any) -> Any:
+        self._waiting = _STEPPED
+        return self._coro.throw(*exc)
+
+    def close(self) -> None:
+        self._waiting = _STEPPED
+        self._coro.close()
+
+    def __await__(self) -> Generator[Any, None, T]:  # pragma: no cover - a task's, never awaited
+        raise TypeError("a carried-on coroutine runs as a task, never awaited")
+
+
+#: What a carried-on coroutine waits on once its task has taken over.
+_STEPPED: Any = object()
 
 
 #: How deep a model's tool-call arguments may nest and still be logged as sent.

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Final, final
 
 from pytest_dsh.driving.api import JS_MAX_TIME_MS
+from pytest_dsh.driving.faults import FaultPlan
 from pytest_dsh.driving.trace import HostTrace
 
 if TYPE_CHECKING:
@@ -171,18 +172,20 @@ class HostClock:
         self,
         clock: VirtualClock,
         loop: asyncio.AbstractEventLoop,
-        read_guard: Callable[[], int | None] | None = None,
+        faults: FaultPlan | None = None,
         trace: HostTrace | None = None,
     ) -> None:
         self._clock = clock
         self._loop = loop
-        self._read_guard = read_guard
+        #: The plan whose clock-read faults a plugin's reads consult.
+        self._faults = faults
         self._trace = trace
 
     def now_ms(self) -> int:
-        if self._read_guard is not None:
+        faults = self._faults
+        if faults is not None and faults.planned:
             # The fault plan may make a plugin's clock read fail or give a chosen value.
-            reading = self._read_guard()
+            reading = faults.check_clock_read()
             if reading is not None:
                 return reading
         return self._clock.now_ms()

@@ -52,7 +52,7 @@ from pytest_dsh.driving.agent_actions import (
     SetWallClock,
     WakeFault,
 )
-from pytest_dsh.driving.faults import FaultPlan, FlushRecord
+from pytest_dsh.driving.faults import FaultPlan, FlushOutcome, FlushRecord
 from pytest_dsh.driving.json_limits import json_value_problem
 from pytest_dsh.driving.pending import PreStepOutcome
 from pytest_dsh.driving.runaway import RunawayError, count_growth
@@ -122,7 +122,7 @@ class HostProcess:
         self.host = host
         self.loop = VirtualEventLoop(host.clock)
         self.clock = HostClock(
-            host.clock, self.loop, host.faults.check_clock_read, host.host_trace
+            host.clock, self.loop, host.faults, host.host_trace
         )
         self.trace = host.host_trace
         self.faults = host.faults
@@ -175,7 +175,7 @@ class HostProcess:
     def _start_task(
         self, loop: asyncio.AbstractEventLoop, coro: Any, context: Any = None
     ) -> asyncio.Task[Any]:
-        if self.faults.plans("start") and self._started_by_plugin():
+        if self.faults.planned and self.faults.plans("start") and self._started_by_plugin():
             try:
                 self.faults.check_background_start()
             except RuntimeError:
@@ -204,7 +204,11 @@ class HostProcess:
             await _one_pass()
         host = self.host
         live = self.alive and self.sessions.get(str(getattr(session, "id", ""))) is session
-        outcome = self.faults.next_flush_outcome() if live and session.live else "detached"
+        faults = self.faults
+        if not (live and session.live):
+            outcome: FlushOutcome = "detached"
+        else:  # with nothing planned, every flush is durable
+            outcome = faults.next_flush_outcome() if faults.planned else "durable"
         wall_ms, length = host.clock.now_ms(), len(session.log)
         # Recorded durable only once the store holds the log (a file store has
         # fsynced it); a refusal is recorded rejected, with its reason.
@@ -270,7 +274,9 @@ class HostProcess:
         return dispose
 
     def guard_append(self, session: FakeSession, event: SessionEvent) -> None:
-        self.faults.check_append(event["type"], event["data"])
+        faults = self.faults
+        if faults.planned:  # with nothing planned no append fails
+            faults.check_append(event["type"], event["data"])
         if self.invariants:  # a copy: a checker may dispose of itself
             for owner, checker in list(self.invariants):
                 _run_checker(owner, checker, session.log, event, session.seed_length)
@@ -491,7 +497,7 @@ class FakeHost:
             events,
             now_ms=self.clock.now_ms,
             guard=process.guard_append,
-            read_guard=process.faults.check_event_read,
+            faults=process.faults,
         )
         for owner, checker in list(process.invariants):
             _run_checker(owner, checker, session.log, None, session.seed_length)

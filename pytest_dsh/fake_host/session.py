@@ -27,6 +27,7 @@ from pytest_dsh.contract.frozen_json import (
     frozen_event,
     thaw_events,
 )
+from pytest_dsh.driving.faults import FaultPlan
 from pytest_dsh.fake_host import gc_shelter
 
 __all__ = ["MESSAGE_EVENT_TYPES", "FakeSession", "derive_history"]
@@ -140,7 +141,7 @@ class FakeSession:
         *,
         now_ms: Callable[[], int],
         guard: AppendGuard,
-        read_guard: Callable[[], None] | None = None,
+        faults: FaultPlan | None = None,
     ) -> None:
         self._header = cast(SessionHeader, freeze_event(header))
         self._id: str = self._header["id"]
@@ -152,7 +153,8 @@ class FakeSession:
         self._view = EventsView(self._events, len(self._events))
         self._now_ms = now_ms
         self._guard = guard
-        self._read_guard = read_guard
+        #: The plan whose event-read faults a plugin's reads consult.
+        self._faults = faults
         self.live = True
 
     @property
@@ -166,8 +168,9 @@ class FakeSession:
     @property
     def events(self) -> Sequence[SessionEvent]:
         """The raw log as a plugin reads it (the fault plan may make it raise)."""
-        if self._read_guard is not None:
-            self._read_guard()
+        faults = self._faults
+        if faults is not None and faults.planned:  # nothing planned: nothing to count
+            faults.check_event_read()
         return self.log
 
     @property

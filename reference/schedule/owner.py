@@ -110,7 +110,8 @@ class LiveOwner:
         """Ask for a drive; requests made while one runs are coalesced."""
         if self._stopping or self._faulted:
             return
-        self._cancel_timer()
+        if self._timer is not None:
+            self._cancel_timer()
         self._requested = True
         if self._run is not None:
             return
@@ -159,7 +160,8 @@ class LiveOwner:
         return not self._stopping and not self._faulted and self._agent.is_live
 
     async def _drive_once(self) -> None:
-        self._cancel_timer()
+        if self._timer is not None:
+            self._cancel_timer()
         if not self._runnable:
             return
         if not await checkpoint(self._services, self._agent.session):

@@ -10,6 +10,7 @@ plugin asks for durability: only a truthy flush counts, and every failure shape
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 from types import TracebackType
 from typing import final
 
@@ -20,14 +21,47 @@ __all__ = ["AgentQueue", "checkpoint"]
 
 @final
 class AgentQueue:
-    """A FIFO critical section (``async with queue: ...``)."""
+    """A FIFO critical section (``async with queue: ...``).
+
+    Entering a free queue takes it at once, without waiting on anything (the
+    common case: a drive or a tool call with nothing else queued). Otherwise
+    the caller waits its turn; leaving hands the queue straight to the oldest
+    waiter still waiting, so nobody who arrives meanwhile can overtake it (as
+    ``asyncio.Lock``, which this replaces, without its general bookkeeping).
+
+    Cancellation, at any point: a waiter cancelled before its turn leaves the
+    line; one cancelled after the queue was handed to it but before it ran
+    passes the queue on to the next, so a cancellation never leaves the queue
+    held by nobody.
+    """
+
+    __slots__ = ("_held", "_waiters")
 
     def __init__(self) -> None:
-        # asyncio.Lock wakes waiters in the order they started waiting.
-        self._lock = asyncio.Lock()
+        self._held = False
+        self._waiters: deque[asyncio.Future[None]] = deque()
+
+    @property
+    def held(self) -> bool:
+        """Whether someone is inside (or the queue was handed to a waiter)."""
+        return self._held
 
     async def __aenter__(self) -> None:
-        await self._lock.acquire()
+        if not self._held:
+            # Free means nobody waits either: leaving hands the queue to a
+            # waiter without freeing it.
+            self._held = True
+            return
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiters.append(waiter)
+        try:
+            await waiter
+        except BaseException:
+            if waiter.done() and not waiter.cancelled():
+                self._leave()  # handed over, then cancelled: the next one's turn
+            elif waiter in self._waiters:  # a leave may have dropped it already
+                self._waiters.remove(waiter)
+            raise
 
     async def __aexit__(
         self,
@@ -35,7 +69,16 @@ class AgentQueue:
         exc: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
-        self._lock.release()
+        self._leave()
+
+    def _leave(self) -> None:
+        waiters = self._waiters
+        while waiters:
+            waiter = waiters.popleft()
+            if not waiter.done():
+                waiter.set_result(None)  # handed over: the queue stays held
+                return
+        self._held = False
 
 
 async def checkpoint(services: HostServices, session: Session) -> bool:

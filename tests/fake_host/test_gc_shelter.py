@@ -64,3 +64,24 @@ def test_a_cycle_made_while_frozen_is_collected_after_close(small_threshold: Non
         host.close()
     gc.collect()
     assert watched() is None, "after close the cycle is collected"
+
+
+def test_a_young_cycle_is_collected_when_the_log_is_frozen_not_kept(small_threshold: None) -> None:
+    class Node:
+        other: object = None
+
+    host = FakeHost()
+    try:
+        agent = host.create_agent()
+        for n in range(5):
+            agent.session.append("test/event", {"n": n})
+        a, b = Node(), Node()
+        a.other, b.other = b, a
+        watched = weakref.ref(a)
+        del a, b
+        for n in range(5, 25):  # crosses the threshold: the log is frozen
+            agent.session.append("test/event", {"n": n})
+        assert gc.get_freeze_count() > 0
+        assert watched() is None, "garbage of the youngest generation is not frozen"
+    finally:
+        host.close()

@@ -213,3 +213,46 @@ def test_each_step_request_is_the_history_at_its_step_start(host: FakeHost) -> N
         assert second[-1]["data"]["content"][0]["text"] == "first 1.2"
     finally:
         driver.close()
+
+
+@pytest.mark.parametrize("cancelled", ["before its first step", "while it waits"])
+def test_a_started_maintenance_task_cancelled_at_any_step_releases_its_claim(
+    host: FakeHost, cancelled: str
+) -> None:
+    """A task that waits is carried on by a task from where it stopped; a
+    cancellation of that task, even before its first step, reaches the task's
+    coroutine where it waits, so the claim is released at once."""
+    import asyncio
+
+    agent = host.create_agent()
+    steps: list[str] = []
+
+    async def task() -> bool:
+        steps.append("started")
+        try:
+            await asyncio.sleep(60)
+        except asyncio.CancelledError:
+            steps.append("cancelled where it waited")
+            raise
+        return True
+
+    claims: list[asyncio.Future[bool]] = []
+
+    def claim_inside_the_loop() -> None:
+        claims.append(agent.run_maintenance(task))  # started at once, inside the loop
+        if cancelled == "before its first step":
+            claims[0].cancel()
+
+    host.process.loop.call_soon(claim_inside_the_loop)
+    host.advance(1)
+    [claim] = claims
+    assert steps == ["started"] + (["cancelled where it waited"] if claim.done() else [])
+    if cancelled == "while it waits":
+        assert not claim.done()
+        claim.cancel()
+        host.advance(1)
+    assert claim.cancelled()
+    assert steps == ["started", "cancelled where it waited"]
+    counters = agent.counters()
+    assert (counters.maintenance_claims, counters.maintenance_releases) == (1, 1)
+    assert agent.fully_idle

@@ -73,9 +73,26 @@ def event_field(event: object, name: str) -> object:
 def check_seed_length(events: Sequence[object], seed_length: object) -> int:
     """``seed_length`` as an int; raises :class:`ScheduleLogError` unless it is a
     safe integer within ``0..len(events)``."""
+    if type(seed_length) is int and 0 <= seed_length <= len(events):
+        return seed_length  # the common case: an int within a log is a safe integer
     if not (is_safe_integer(seed_length) and 0 <= seed_length <= len(events)):
         raise ScheduleLogError("schedule seedLength must be within the supplied event log")
     return int(seed_length)
+
+
+def _suffix(events: Sequence[object], start: int, stop: int) -> Sequence[object]:
+    """``events[start:stop]``: one slice of a list, a tuple or a sequence
+    whose slice is one (a host's read-only log view), else read by index (a
+    ``Sequence`` need not support slices)."""
+    if not isinstance(events, list | tuple):
+        try:
+            part = events[start:stop]
+        except (TypeError, IndexError, KeyError):
+            part = None
+        if not (isinstance(part, list | tuple) and len(part) == stop - start):
+            return [events[index] for index in range(start, stop)]
+        return part
+    return events[start:stop]
 
 
 class ScheduleFold:
@@ -158,9 +175,16 @@ class ScheduleFold:
 
     def apply_all(self, events: Sequence[object], start: int = 0) -> None:
         """Fold ``events[start:]`` in order."""
+        stop = len(events)
+        if start >= stop:
+            return
         apply = self.apply
-        for index in range(start, len(events)):
-            apply(events[index])
+        for event in _suffix(events, start, stop):
+            # What apply skips first, skipped without the call: most events of
+            # a live log (a turn's) are not schedule changes.
+            if isinstance(event, dict) and event.get("type") != _CHANGE:
+                continue
+            apply(event)
 
     def _remove(self, schedule_id: str) -> None:
         del self._records[schedule_id]

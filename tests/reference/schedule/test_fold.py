@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pytest
@@ -10,6 +11,7 @@ from hypothesis import strategies as st
 
 from dsh_reference.schedule.core import (
     FoldedSchedule,
+    ScheduleFold,
     ScheduleLogError,
     allocate_schedule_id,
     fold_schedule_events,
@@ -299,3 +301,48 @@ def test_any_valid_create_delete_dispatch_sequence_folds_without_reusing_ids(ope
     folded = fold_schedule_events(events)
     assert folded.seen_ids == tuple(created)
     assert len(set(created)) == len(created)
+
+
+class _IndexOnly(Sequence[object]):
+    """A sequence read by index only: its ``__getitem__`` refuses slices."""
+
+    def __init__(self, events: list[object]) -> None:
+        self._events = events
+
+    def __len__(self) -> int:
+        return len(self._events)
+
+    def __getitem__(self, index):  # type: ignore[no-untyped-def, override]
+        if not isinstance(index, int):
+            raise TypeError("no slices")
+        return self._events[index]
+
+
+class _ShortSlices(_IndexOnly):
+    """A sequence whose slices are wrong (one event short): the fold must not trust them."""
+
+    def __getitem__(self, index):  # type: ignore[no-untyped-def]
+        if isinstance(index, slice):
+            return self._events[index][:-1]
+        return self._events[index]
+
+
+@pytest.mark.parametrize("wrap", [list, tuple, _IndexOnly, _ShortSlices])
+@pytest.mark.parametrize("start", [0, 1, 3, 6])
+def test_folding_a_suffix_reads_the_same_events_from_any_sequence(wrap, start):
+    events = [
+        event(None, "user/message"),
+        create(every("a")),
+        event({"turn": 1}, "turn/start"),
+        create(at("b")),
+        AttributeEvent("schedule/change", dispatch("a", "2026-01-01T00:05:00.000Z")["data"]),
+        delete("b"),
+    ]
+    folded, expected = ScheduleFold(), ScheduleFold()
+    for one in events:  # the expected fold: one event at a time
+        expected.apply(one)
+    for one in events[:start]:  # what an earlier read folded already
+        folded.apply(one)
+    folded.apply_all(wrap(events), start)
+    assert list(folded.targets()) == list(expected.targets())
+    assert folded.active() == expected.active()
