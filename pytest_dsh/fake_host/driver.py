@@ -15,7 +15,7 @@ import itertools
 import os
 import warnings
 from collections.abc import Mapping, Sequence
-from typing import Any, Generic, TypeVar, final
+from typing import Any, Final, Generic, TypeVar, final
 
 from pytest_dsh.contract import (
     AgentStatus,
@@ -85,6 +85,20 @@ def _copy_arguments(arguments: Any) -> Any:
     return _copy_plain(arguments, {})
 
 
+def _copy_arguments_plain(arguments: Any) -> tuple[Any, bool]:
+    """``_copy_arguments(arguments)``, and whether the value was built of plain
+    dicts, lists and scalars only (no ``copy.deepcopy`` was needed): then the
+    copy has exactly the original's types, keys and depth, so a check of
+    those (``argument_error``) judges both alike."""
+    memo: dict[int, Any] = {}
+    copied = _copy_plain(arguments, memo)
+    return copied, id(_DEEPCOPIED) not in memo
+
+
+#: Marks a memo through which ``copy.deepcopy`` copied some part of a value
+#: (its id is no copied object's: nothing but this module holds it).
+_DEEPCOPIED: Final = object()
+
 _IMMUTABLE_SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
@@ -96,20 +110,26 @@ def _copy_plain(value: Any, memo: dict[int, Any]) -> Any:
         copied = memo.get(id(value), memo)
         if copied is not memo:
             return copied
+        scalars = _IMMUTABLE_SCALARS
         if kind is dict:
             fresh: dict[Any, Any] = {}
             memo[id(value)] = fresh
             for key, item in value.items():
                 if type(key) is not str:
+                    memo[id(_DEEPCOPIED)] = _DEEPCOPIED
                     key = copy.deepcopy(key, memo)
-                fresh[key] = _copy_plain(item, memo)
+                # A scalar child is itself in the copy: no call for it.
+                fresh[key] = item if type(item) in scalars else _copy_plain(item, memo)
             _keep_alive(value, memo)
             return fresh
         items: list[Any] = []
         memo[id(value)] = items
-        items.extend(_copy_plain(item, memo) for item in value)
+        items.extend(
+            item if type(item) in scalars else _copy_plain(item, memo) for item in value
+        )
         _keep_alive(value, memo)
         return items
+    memo[id(_DEEPCOPIED)] = _DEEPCOPIED
     return copy.deepcopy(value, memo)
 
 
@@ -278,12 +298,15 @@ class PythonAgentDriver:
         signal = AbortSignal()
         if aborted:
             signal.abort()
-        call = self.agent.execute_tool(
+        # The registry itself, as the agent's execute_tool(registry=False)
+        # runs it (the handler's own value), without one more coroutine; a
+        # plain copy of arguments argument_error accepted is accepted too.
+        copied, plain = _copy_arguments_plain(arguments)
+        call = self.agent.tools.execute(
             name,
-            _copy_arguments(arguments),
-            f"direct-{next(_direct_calls)}",
-            signal,
-            registry=False,
+            copied,
+            ToolCallContext(self.agent, signal, f"direct-{next(_direct_calls)}"),
+            vetted=plain,
         )
         return self._host.host.run_to_completion(call)
 

@@ -22,7 +22,7 @@ import itertools
 import sys
 import types
 from collections.abc import Coroutine, Generator, Mapping, Sequence
-from types import FrameType, ModuleType
+from types import FrameType
 from typing import Any, TypeVar, final
 
 import pluggy
@@ -72,6 +72,7 @@ from pytest_dsh.fake_host.persistence import (
     PersistenceDetachedError,
     PersistenceRejectedError,
 )
+from pytest_dsh.fake_host.registration import PluginManager
 from pytest_dsh.fake_host.session import MESSAGE_EVENT_TYPES, FakeSession
 from pytest_dsh.fake_host.tools import AbortSignal
 from pytest_dsh.fake_host.virtual_loop import VirtualEventLoop
@@ -96,24 +97,6 @@ class _PersistenceMarker:
     """Stands for the session-persistence backend (a service plugins require)."""
 
 
-class _PluginManager(pluggy.PluginManager):
-    """pluggy's manager, minus the inspection of dunder names when a plugin or
-    the hook specifications are added (about 30 per object, most of the cost);
-    no hook can be a dunder."""
-
-    def parse_hookimpl_opts(self, plugin: object, name: str) -> pluggy.HookimplOpts | None:
-        if name.startswith("__"):
-            return None
-        return super().parse_hookimpl_opts(plugin, name)
-
-    def parse_hookspec_opts(
-        self, module_or_class: ModuleType | type, name: str
-    ) -> pluggy.HookspecOpts | None:
-        if name.startswith("__"):
-            return None
-        return super().parse_hookspec_opts(module_or_class, name)
-
-
 @final
 class HostProcess:
     """One host process: what a crash destroys."""
@@ -127,7 +110,7 @@ class HostProcess:
         self.trace = host.host_trace
         self.faults = host.faults
         self.logger = _Logger(host.warnings)
-        self.pm: pluggy.PluginManager = _PluginManager(PROJECT_NAME)
+        self.pm: pluggy.PluginManager = PluginManager(PROJECT_NAME)
         self.pm.add_hookspecs(HookSpecs)
         self.plugins: dict[str, object] = {}
         self.agents: dict[str, FakeAgent] = {}

@@ -196,14 +196,20 @@ class AgentToolRegistry:
         for index in range(len(self._journal)):
             self._mark(index, "dropped")
 
-    async def execute(self, name: str, arguments: Any, call: ToolCallContext) -> ToolOutcome:
+    async def execute(
+        self, name: str, arguments: Any, call: ToolCallContext, *, vetted: bool = False
+    ) -> ToolOutcome:
+        """Run tool ``name`` as DSH's registry does. ``vetted``: the caller
+        already had ``argument_error`` accept ``arguments`` (or a plain copy of
+        them, which it judges alike), so it is not asked again."""
         tool = self._tools.get(name)
         if tool is None:
             known = ", ".join(self._tools) or "none"
             return host_error(f"unknown tool {name!r} (registered: {known})")
-        refused = argument_error(arguments)
-        if refused is not None:
-            return refused
+        if not vetted:
+            refused = argument_error(arguments)
+            if refused is not None:
+                return refused
         if not losslessly_serializable(arguments):
             # As DSH's registry: its lossless snapshot of the arguments fails first.
             return host_error(NOT_LOSSLESS)

@@ -9,7 +9,8 @@ import copy
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_dsh.fake_host.driver import _copy_arguments
+from pytest_dsh.driving.tool_outcomes import argument_error
+from pytest_dsh.fake_host.driver import _copy_arguments, _copy_arguments_plain
 
 
 class _Text(str):
@@ -65,3 +66,24 @@ def test_argument_copy_equals_deepcopy_aliases_included(value, data):
     assert _shape(copied, {}) == _shape(copy.deepcopy(arguments), {})
     assert copied["b"] is copied["c"][0]
     _assert_fresh(arguments, copied)
+
+
+def _plain(value) -> bool:
+    """Built of plain dicts (string keys), lists and exact scalar types only."""
+    if type(value) is dict:
+        return all(type(k) is str and _plain(v) for k, v in value.items())
+    if type(value) is list:
+        return all(_plain(v) for v in value)
+    return type(value) in (str, int, float, bool, type(None))
+
+
+@given(_VALUES)
+def test_a_copy_is_called_plain_exactly_when_the_value_is_plain(value):
+    # A plain copy has the original's types, keys and depth: the host's
+    # argument check (argument_error) then need not run again on it.
+    arguments = {"a": value, "b": [value]}
+    copied, plain = _copy_arguments_plain(arguments)
+    assert _shape(copied, {}) == _shape(copy.deepcopy(arguments), {})
+    assert plain is _plain(arguments)
+    if plain:
+        assert argument_error(copied) == argument_error(arguments)
