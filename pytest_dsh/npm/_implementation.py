@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, final
@@ -150,13 +150,16 @@ class NodeImplementation:
         cache_root: Path | None = None,
         scripts: bool = False,
         installed: BridgeRuntime | None = None,
+        checked_peers: Sequence[str] | None = None,
     ) -> BridgeRuntime:
         """Install (or reuse) the packages, check their peer ranges against
         the host and their shape, once per object; the install resolved here
         is the one every host of this object runs (a published install never
         changes). ``scripts`` lets npm run the packages' lifecycle scripts.
         ``installed`` is an install another process resolved (a parallel
-        run's controller): used as is, nothing resolved again. Raises an
+        run's controller): used as is, nothing resolved again; with
+        ``checked_peers``, the notes of the peer check that process made of
+        it, taken as they are instead of running Node to check again. Raises an
         :class:`~pytest_dsh.npm.errors.NpmSetupError` (an
         :class:`~pytest_dsh.errors.ImplementationError`) naming the problem."""
         runtime = self._prepared.get("runtime")
@@ -172,7 +175,10 @@ class NodeImplementation:
             host=profile.version,
             scripts=scripts,
         )
-        self._peer_notes[:] = self._checked_peers(runtime, profile)
+        if installed is not None and checked_peers is not None:
+            self._peer_notes[:] = checked_peers
+        else:
+            self._peer_notes[:] = self._checked_peers(runtime, profile)
         reports = _checked_shape(runtime, specs)
         self._settle_companions(specs, reports)
         self._prepared["runtime"] = runtime

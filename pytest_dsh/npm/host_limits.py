@@ -120,9 +120,11 @@ def _limit(limit_id: str, entry: Mapping[str, Any]) -> HostLimit:
     )
 
 
+@functools.cache
 def host_limits(host: str) -> tuple[HostLimit, ...]:
     """The limits of DSH host profile ``host`` (none for a profile the table
-    does not list)."""
+    does not list). Built once per host: the collection asks for them once
+    per test (:func:`limit_for`), and the table never changes in a run."""
     table = limits_table()
     return tuple(_limit(name, table["limits"][name]) for name in table["hosts"].get(host, ()))
 

@@ -308,6 +308,8 @@ class RunawayStop:
         shared = workerinput.get(_SHARED_KEY)
         self._shared: Path | None = Path(shared) if shared else None
         self._owned: Path | None = None
+        #: The shared file's size when this worker last read it.
+        self._shared_size = -1
         if not self._worker and parallel.runs_workers(config):
             handle, name = tempfile.mkstemp(prefix="dsh-runaways-", suffix=".txt")
             os.close(handle)
@@ -340,9 +342,14 @@ class RunawayStop:
     def pytest_runtest_protocol(self, item: pytest.Item) -> Generator[None, object, object]:
         result = yield
         if self._worker and self._shared is not None:
-            counted = self._shared.read_text("utf-8").split()
-            if len(counted) >= self.limit:
-                self._stop(counted)
+            # Workers only append to the file: read it again only once it grew
+            # (a stat after every test instead of opening and reading it).
+            size = os.stat(self._shared).st_size
+            if size != self._shared_size:
+                self._shared_size = size
+                counted = self._shared.read_text("utf-8").split()
+                if len(counted) >= self.limit:
+                    self._stop(counted)
         return result
 
     def _stop(self, ids: list[str]) -> None:

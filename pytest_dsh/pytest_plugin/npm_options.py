@@ -25,7 +25,7 @@ and :func:`prepare`.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Final, TypeVar, cast
+from typing import Any, Final, TypeVar, cast
 
 import pytest
 
@@ -162,6 +162,7 @@ def prepare(config: pytest.Config, implementation: _Impl) -> _Impl:
         cache_root=_cache_root(config),
         scripts=scripts_option(config),
         installed=_controller_install(config),
+        checked_peers=_controller_peer_notes(config),
     )
     return cast(_Impl, node)
 
@@ -182,16 +183,30 @@ def handed_down(implementation: object) -> dict[str, object]:
             "folder": str(runtime.folder),
             "packages": [list(pair) for pair in runtime.packages],
             "host": runtime.host,
+            # The controller checked this install's peer ranges (a conflict
+            # stopped the run there): a worker takes its notes, runs no Node.
+            "peer_notes": list(implementation.peer_notes()),
         }
     }
 
 
-def _controller_install(config: pytest.Config) -> BridgeRuntime | None:
-    """On a worker: the install its controller resolved; else None."""
+def _handed_install(config: pytest.Config) -> dict[str, Any] | None:
     from pytest_dsh.pytest_plugin.parallel import inherited
 
     handed = (inherited(config) or {}).get(_HANDED_KEY)
-    if not isinstance(handed, dict):
+    return handed if isinstance(handed, dict) else None
+
+
+def _controller_peer_notes(config: pytest.Config) -> list[str] | None:
+    """On a worker: the notes of its controller's peer check; else None."""
+    notes = (_handed_install(config) or {}).get("peer_notes")
+    return [str(note) for note in notes] if isinstance(notes, list) else None
+
+
+def _controller_install(config: pytest.Config) -> BridgeRuntime | None:
+    """On a worker: the install its controller resolved; else None."""
+    handed = _handed_install(config)
+    if handed is None:
         return None
     return BridgeRuntime(
         Path(str(handed["folder"])),

@@ -148,3 +148,50 @@ def test_a_forced_run_names_the_range_in_the_header_and_the_reports(kit, tmp_pat
     for name in ("report.md", "report.html"):
         text = (report / name).read_text()
         assert f"on {host['text']}" in text and note in text, name
+
+
+def _worker_side(monkeypatch: pytest.MonkeyPatch, checked: list[str]) -> None:
+    """No bridge start and a peer check that records that it ran."""
+    from pytest_dsh.npm import _implementation
+
+    monkeypatch.setattr(_implementation, "_checked_shape", lambda runtime, specs: {})
+
+    def check(self: object, runtime: object, profile: object) -> list[str]:
+        checked.append("checked")
+        return ["the worker's own note"]
+
+    monkeypatch.setattr(_implementation.NodeImplementation, "_checked_peers", check)
+
+
+def test_a_worker_takes_its_controllers_peer_notes_and_runs_no_check(monkeypatch, tmp_path):
+    from pytest_dsh.npm._implementation import NodeImplementation
+    from pytest_dsh.npm._install import BridgeRuntime
+
+    checked: list[str] = []
+    _worker_side(monkeypatch, checked)
+    runtime = BridgeRuntime(tmp_path, (("schedule", "some-plugin"),))
+    given = NodeImplementation(name="p", version="1", packages={"schedule": "some-plugin@1.0.0"})
+    assert given.prepare(installed=runtime, checked_peers=["the controller's note"]) is runtime
+    assert (checked, given.peer_notes()) == ([], ("the controller's note",))
+    # Without the controller's notes (an older controller) it checks as before.
+    again = NodeImplementation(name="p", version="1", packages={"schedule": "some-plugin@1.0.0"})
+    again.prepare(installed=runtime)
+    assert (checked, again.peer_notes()) == (["checked"], ("the worker's own note",))
+
+
+def test_the_controller_hands_its_peer_notes_down_with_the_install(monkeypatch, tmp_path):
+    from types import SimpleNamespace
+
+    from pytest_dsh.npm._implementation import NodeImplementation
+    from pytest_dsh.npm._install import BridgeRuntime
+    from pytest_dsh.pytest_plugin import npm_options
+
+    _worker_side(monkeypatch, [])
+    runtime = BridgeRuntime(tmp_path, (("schedule", "some-plugin"),))
+    controller = NodeImplementation(
+        name="p", version="1", packages={"schedule": "some-plugin@1.0.0"}
+    )
+    controller.prepare(installed=runtime)
+    worker = SimpleNamespace(workerinput={"dsh": npm_options.handed_down(controller)})
+    assert npm_options._controller_install(worker) == runtime  # type: ignore[arg-type]
+    assert npm_options._controller_peer_notes(worker) == ["the worker's own note"]  # type: ignore[arg-type]
