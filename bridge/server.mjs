@@ -5,6 +5,7 @@
 // Console output goes to stderr: stdout is the protocol channel only.
 import './lib/polyfill.mjs'
 import './lib/intl-cache.mjs'
+import './lib/source-text.mjs'
 import { createInterface } from 'node:readline'
 import { createRequire } from 'node:module'
 import { readFileSync } from 'node:fs'

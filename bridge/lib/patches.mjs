@@ -28,6 +28,11 @@ export const PATCHES = {
     seam: 'none: speed only (equal arguments share one formatter)',
     why: 'the official domain code builds a fresh formatter for every zone lookup',
   },
+  'source-text': {
+    target: 'Function.prototype.toString', kind: 'method', by: 'lib/source-text.mjs',
+    seam: 'none: speed only (a function\'s source text is read once and kept)',
+    why: 'dsh-session and dsh-tools read a native constructor\'s source text for every object and array of every JSON value they check',
+  },
   'fake-timers': {
     target: 'Date, setTimeout, clearTimeout, setInterval, clearInterval', kind: 'library', by: 'lib/clock.mjs',
     seam: 'the virtual clock: advance, set_wall_clock, settle',

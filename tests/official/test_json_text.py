@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_dsh.npm.bridge.json_text import _parse_iteratively, parse, stringify
+from pytest_dsh.npm.bridge.json_text import _COMPACT, STRICT, _parse_iteratively, parse, stringify
 
 
 def nested(depth: int) -> dict[str, Any]:
@@ -32,6 +32,27 @@ SHALLOW: Any = {"a": [1, 2.5, None, True, False, "é\"\n", {"b": []}, {}], "c": 
 
 def test_a_shallow_value_is_written_as_json_dumps_writes_it_compactly():
     assert stringify(SHALLOW) == json.dumps(SHALLOW, separators=(",", ":"))
+
+
+@given(value=st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text() | st.floats(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=30,
+))
+def test_the_shared_encoders_write_and_refuse_as_json_dumps(value: Any) -> None:
+    # The request line and a mirrored event, both with the options json.dumps is given.
+    for encoder, options in ((STRICT, {}), (_COMPACT, {"separators": (",", ":")})):
+        try:
+            expected: str | type[Exception] = json.dumps(value, allow_nan=False, **options)
+        except ValueError:
+            expected = ValueError
+        if expected is ValueError:
+            with pytest.raises(ValueError):
+                encoder.encode(value)
+        else:
+            assert encoder.encode(value) == expected
+    with pytest.raises(RecursionError):
+        STRICT.encode(nested(100_000))
 
 
 def test_a_deep_value_is_written_with_no_recursion_limit():

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from pytest_dsh.errors import DshKitError, ImplementationError
-from pytest_dsh.npm.bridge.json_text import parse, stringify
+from pytest_dsh.npm.bridge.json_text import STRICT, parse, stringify
 from pytest_dsh.npm.bridge.protocol import (
     PROTOCOL_FILE,
     BridgeProtocol,
@@ -204,7 +204,7 @@ class BridgeChannel:
         self._next_id += 1
         message = {"id": self._next_id, "op": op, **args}
         try:
-            line = json.dumps(message, allow_nan=False)
+            line = STRICT.encode(message)
         except (ValueError, RecursionError):
             # A non-finite float (spelled the bridge's way), or a value deeper
             # than json's recursion goes (written with an explicit stack).

@@ -22,7 +22,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["parse", "stringify"]
+__all__ = ["STRICT", "parse", "stringify"]
 
 _dumps_string = json.encoder.encode_basestring_ascii
 # The decoder's own string reader (escapes, surrogates); typeshed leaves it out.
@@ -36,6 +36,14 @@ _LITERALS: dict[str, Any] = {
 }
 
 
+#: ``json.dumps(value, separators=(",", ":"), allow_nan=False)`` without building
+#: an encoder per call (json.dumps builds one whenever an option is not its
+#: default): the driver writes every event of a mirrored log through it.
+_COMPACT = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
+#: ``json.dumps(value, allow_nan=False)``, likewise (each request's line).
+STRICT = json.JSONEncoder(allow_nan=False)
+
+
 def stringify(value: Any, *, revivable: bool = False) -> str:
     """``JSON.stringify(value)``: compact separators, a non-finite float as
     ``null`` (with ``revivable``, as ``{"$number": "NaN"}`` and the like, which
@@ -43,7 +51,7 @@ def stringify(value: Any, *, revivable: bool = False) -> str:
     deeper ones, or ones with a non-finite float, an explicit stack, so no
     depth is too deep."""
     try:
-        return json.dumps(value, separators=(",", ":"), allow_nan=False)
+        return _COMPACT.encode(value)
     except (RecursionError, ValueError):
         return _stringify_iteratively(value, revivable)
 

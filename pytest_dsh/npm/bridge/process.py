@@ -24,6 +24,7 @@ import functools
 import json
 import os
 import selectors
+import shlex
 import shutil
 import subprocess
 import tempfile
@@ -172,8 +173,11 @@ def node_flags(node: Path) -> list[str]:
     AsyncLocalStorage instances per host; with the async-hooks implementation
     every promise pays for every instance ever created, so a long-lived bridge
     slows down test after test. AsyncContextFrame (Node >= 22.7) has no such
-    cost."""
-    return ["--experimental-async-context-frame"] if node_version(node) >= (22, 7, 0) else []
+    cost. ``$DSH_BRIDGE_NODE_FLAGS`` (split as a shell would) comes after: flags
+    for profiling the bridge (``--cpu-prof``) and V8 flags ``NODE_OPTIONS``
+    refuses."""
+    flags = ["--experimental-async-context-frame"] if node_version(node) >= (22, 7, 0) else []
+    return [*flags, *shlex.split(os.environ.get("DSH_BRIDGE_NODE_FLAGS", ""))]
 
 
 @dataclass(slots=True)
