@@ -4,7 +4,9 @@ dying with the test at the budget's bare alarm."""
 
 from __future__ import annotations
 
+import os
 import re
+import select
 import signal
 import subprocess
 import sys
@@ -32,8 +34,21 @@ def _stopped_after(message: str) -> float:
     return float(found[1])
 
 
-def _gone(pid: int) -> bool:
-    """The process ended (a zombie left for its new parent to reap counts)."""
+def _gone(pid: int, within: float = 1.0) -> bool:
+    """The process ends within ``within`` seconds (a zombie left for its new
+    parent to reap counts). A SIGKILL sent to a process group is delivered
+    asynchronously: the grandchild may still be running for a moment after
+    its parent was reaped, so this waits on a pidfd for its exit rather than
+    reading its state once."""
+    try:
+        descriptor = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return True
+    try:
+        if select.select([descriptor], [], [], within)[0]:
+            return True
+    finally:
+        os.close(descriptor)
     try:
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
     except (FileNotFoundError, ProcessLookupError):
