@@ -59,6 +59,11 @@ def _fail(what: object, limit: float, printed: str, *, did: str = "end") -> NoRe
                 f"margin) and was stopped; it printed:\n{printed}", pytrace=False)
 
 
+def _command(args: Any) -> str:
+    """A child's command line as a failure names it."""
+    return str(args) if isinstance(args, (str, bytes)) else " ".join(map(str, args))
+
+
 def _stop(process: subprocess.Popen[Any], group: bool) -> None:
     """Kill the child, with its process group (its own children too:
     pytest-xdist workers, npm, Node) when it leads one."""
@@ -133,8 +138,7 @@ def run(
             except subprocess.TimeoutExpired as late:  # a grandchild holds the pipes
                 out, err = late.stdout or out, late.stderr or err
             assert limit is not None
-            _fail(args if isinstance(args, str) else " ".join(map(str, args)), limit,
-                  _printed(out, err))
+            _fail(_command(args), limit, _printed(out, err))
         except BaseException:  # the budget's own alarm, an interrupt: no orphan
             _stop(process, group)
             raise
@@ -165,10 +169,8 @@ def read_line(process: subprocess.Popen[Any], timeout: float | None = None) -> A
     _stop(process, _leads_group(process))
     reader.join(5)  # the kill ends the pipe, unless a grandchild still holds it
     assert limit is not None
-    args = process.args
-    command = args if isinstance(args, (str, bytes)) else " ".join(map(str, args))
-    _fail(f"{command!s} (pid {process.pid})", limit, _printed(said[0] if said else "", ""),
-          did="write a line")
+    _fail(f"{_command(process.args)} (pid {process.pid})", limit,
+          _printed(said[0] if said else "", ""), did="write a line")
 
 
 def _leads_group(process: subprocess.Popen[Any]) -> bool:
