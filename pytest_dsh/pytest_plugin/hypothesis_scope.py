@@ -22,8 +22,9 @@ however chosen, is in the header and every report.
 
 The kit registers two profiles: ``dsh`` (no deadline: virtual time makes speed
 irrelevant to correctness; no example database; failures print their
-``@reproduce_failure`` blob) and ``dsh-ci`` (the same, derandomized; loaded only
-when named with ``--hypothesis-profile``). The profile is *loaded* only around
+``@reproduce_failure`` blob; a failure is shrunk but not explained) and
+``dsh-ci`` (the same, derandomized; loaded only when named with
+``--hypothesis-profile``). The profile is *loaded* only around
 the suite's tests: while their modules are imported (``@given`` reads the
 default settings then) and while each runs. Any other test in the same run,
 and every pytest run of another project, keeps its own profile.
@@ -61,13 +62,18 @@ def kit_seed(version: str = __version__) -> int:
 
 
 def register_profiles() -> None:
-    from hypothesis import HealthCheck, settings
+    from hypothesis import HealthCheck, Phase, settings
 
     # derandomize is explicit: Hypothesis's own CI detection must not decide
-    # which examples a verdict rests on.
+    # which examples a verdict rests on. The explain phase is left out: it
+    # replays a shrunk failure hundreds of times only to comment which of its
+    # arguments could vary, and through a bridge each replay is a host in Node
+    # (seconds for one failing test). The outcome and the shrunk example are
+    # the same without it.
     settings.register_profile(
         "dsh", deadline=None, suppress_health_check=[HealthCheck.too_slow],
         derandomize=False, database=None, print_blob=True,
+        phases=tuple(phase for phase in Phase if phase is not Phase.explain),
     )
     settings.register_profile("dsh-ci", parent=settings.get_profile("dsh"), derandomize=True)
 

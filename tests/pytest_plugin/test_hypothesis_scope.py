@@ -72,6 +72,32 @@ def test_the_suite_runs_under_its_own_profile(pytester, monkeypatch):
     result.stdout.fnmatch_lines(["*PROFILES dsh AFTER mine*"])
 
 
+def test_the_suite_shrinks_a_failure_but_does_not_explain_it(pytester):
+    """The explain phase only comments a shrunk example, at the cost of
+    hundreds more runs (docs/reproducibility.md); shrinking stays."""
+    pytester.makepyfile(
+        phaseprobe="""
+        import pytest
+        from hypothesis import Phase, settings
+        seen = set()
+        @pytest.hookimpl(wrapper=True)
+        def pytest_runtest_call(item):
+            phases = settings.default.phases
+            seen.add((Phase.shrink in phases, Phase.explain in phases))
+            return (yield)
+        def pytest_sessionfinish(session):
+            print("PHASES", sorted(seen))
+        """
+    )
+    pytester.syspathinsert()
+    result = pytester.runpytest(
+        "-p", "phaseprobe", "-s", "--dsh-impl=reference",
+        "--pyargs", "dsh_conformance.time_context",
+        "-k", "test_timestamps_match_an_independent_rendering",
+    )
+    result.stdout.re_match_lines([r".*PHASES \[\(True, False\)\]$"])
+
+
 def test_the_header_names_the_seed_the_suite_uses(pytester, monkeypatch):
     monkeypatch.delenv("CI", raising=False)
     pytester.makepyfile("def test_x():\n    pass\n")
