@@ -84,7 +84,7 @@ from pytest_dsh.pytest_plugin.suite_items import LEVELS, describe_item, in_suite
 __all__ = ["DEFAULT_START_MS", "DshRun", "resolve_configured_implementation"]
 
 # The kit's options (one table), the per-test budget's hooks, the pytest-xdist
-# glue, a missing requirement as a skip, the requirement named in failures
+# glue and scheduler, a missing requirement as a skip, the requirement named in failures
 # that are not assertions, and the collected suite kept out of the GC's way.
 pytest_plugins = [
     "pytest_dsh.pytest_plugin.options",
@@ -93,6 +93,7 @@ pytest_plugins = [
     "pytest_dsh.pytest_plugin.host_limit_symptoms",
     "pytest_dsh.pytest_plugin.requirement_skips",
     "pytest_dsh.pytest_plugin.parallel",
+    "pytest_dsh.pytest_plugin.replay_groups",
     "pytest_dsh.pytest_plugin.reporting.raised",
     "pytest_dsh.pytest_plugin.gc_baseline",
 ]
