@@ -55,7 +55,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> object | Non
             # another worker, the test that crashed it included, which then
             # crashes that one too. As under load, the crashed test is
             # reported failed and not run again; the rest of its unit is.
-            workload = self.assigned_work.pop(node)
+            workload: dict[str, dict[str, bool]] = self.assigned_work.pop(node)
             pending = [(scope, nodeid) for scope, unit in workload.items()
                        for nodeid, done in unit.items() if not done]
             if not pending:
