@@ -508,12 +508,11 @@ def crash_totals(request: pytest.FixtureRequest) -> Iterator[dict[str, Totals]]:
 
 def _enumerate(
     implementation: Implementation, scenario: Scenario, mode: str,
-    totals_of: Callable[[], Totals], seam: str | None = None,
+    totals_of: Callable[[], Totals], check: Callable[[HostDriver], None] | None = None,
 ) -> list[str]:
-    """Every crash point of ``scenario``. ``seam``: one the host must offer,
-    checked on the clean run's fresh host before it is used (a skip when it
-    lacks it, before anything is counted), as a host opened only to check it
-    did."""
+    """Every crash point of ``scenario``. ``check`` (a seam the host must
+    offer) is asked of the clean run's fresh host before it is used, and before
+    anything is counted, as of a host opened only to ask it."""
 
     def open_host() -> HostDriver:
         return implementation.open_host(start_ms=START_MS)
@@ -523,8 +522,8 @@ def _enumerate(
     try:
         host = open_host()
         try:
-            if seam is not None:
-                require_seam(host, seam)
+            if check is not None:
+                check(host)
             totals = totals_of()
             totals.scenarios += 1
             clean = _run_on(host, scenario, mode, None, probes)
@@ -590,7 +589,7 @@ def test_a_crash_after_every_event_loses_only_in_the_per_event_window(
 ):
     failures = _enumerate(dsh_implementation, scenario, "per-event",
                           lambda: crash_totals.setdefault("per-event", Totals()),
-                          seam="per-event-durability")
+                          check=lambda host: require_seam(host, "per-event-durability"))
     assert failures == [], readme(
         "SCH-089", "a crash after every event to lose only reminders whose dispatch was "
         "durable but not yet delivered, and to repeat one only in the duplicate window",
