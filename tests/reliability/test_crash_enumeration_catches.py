@@ -55,7 +55,7 @@ def _scenario(name: str) -> enumeration.Scenario:
 @pytest.mark.parametrize("mode", ["flush", "per-event"])
 def test_the_enumeration_reports_lost_reminders_of_a_forgetful_implementation(mode):
     totals = enumeration.Totals()
-    failures = enumeration._enumerate(FORGETFUL, _scenario("after"), mode, totals)
+    failures = enumeration._enumerate(FORGETFUL, _scenario("after"), mode, lambda: totals)
     # Labels name the reminder by its prompt (the enumeration reads no ids from
     # payloads). A durable reminder the implementation cannot list is lost, never
     # excused as in the per-event window.
@@ -66,5 +66,5 @@ def test_the_enumeration_reports_lost_reminders_of_a_forgetful_implementation(mo
 
 def test_the_reference_passes_the_same_scenario():
     totals = enumeration.Totals()
-    assert enumeration._enumerate(REFERENCE, _scenario("after"), "flush", totals) == []
+    assert enumeration._enumerate(REFERENCE, _scenario("after"), "flush", lambda: totals) == []
     assert totals.crash_points >= 2 and totals.lost == 0

@@ -270,38 +270,68 @@ class _Run:
 
 
 def _run(
-    open_host: Callable[[], HostDriver], scenario: Scenario, mode: str, crash_after: int | None
+    open_host: Callable[[], HostDriver], scenario: Scenario, mode: str, crash_after: int | None,
+    probes: _Probes,
 ) -> RunResult:
     host = open_host()
     try:
-        return _run_on(host, scenario, mode, crash_after, open_host)
+        return _run_on(host, scenario, mode, crash_after, probes)
     finally:
         host.close()
 
 
-def _active_in(
-    open_host: Callable[[], HostDriver], durable: list[dict[str, Any]], seed_length: int,
-    prompts: Sequence[str],
-) -> dict[str, str] | str:
-    """The prompts the durable log holds active, with their ids, as the
-    implementation folds it: a fresh session seeded with it on another host, at the
-    scenario's start, when nothing in it is due yet. A string when it does not fold."""
-    probe = open_host()
-    try:
-        probe.load_plugin("schedule")
-        agent = probe.create_agent(session_id="crash-probe", seed=[dict(e) for e in durable],
-                                   seed_length=seed_length or None)
-        listed = agent.call_tool("schedule_list", {}).value
-    finally:
-        probe.close()
-    if not isinstance(listed, list):
-        return repr(listed)
-    return {p: str(view.get("id")) for view in listed for p in prompts if mentions(view, p)}
+class _Probes:
+    """The probe host of one enumeration, where each durable log is listed.
+
+    Each listing is a fresh session of its own (its own id), seeded with the
+    durable log and disposed once listed, on a host with the plugin loaded and
+    its clock left at the scenario's start: nothing on it is ever due, as
+    nothing advances it, and no earlier probe's agent is live. So a listing
+    sees what it saw on a host of its own, without a host opened, reset, loaded
+    and closed per listing (about a third of the enumeration's hosts). Should a
+    disposal fail, that host is closed as a probe host always was, and the next
+    listing gets a fresh one."""
+
+    def __init__(self, open_host: Callable[[], HostDriver]) -> None:
+        self._open_host = open_host
+        self._host: HostDriver | None = None
+        self._listings = 0
+
+    def active_in(
+        self, durable: list[dict[str, Any]], seed_length: int, prompts: Sequence[str]
+    ) -> dict[str, str] | str:
+        """The prompts the durable log holds active, with their ids, as the
+        implementation folds it: a fresh session seeded with it on the probe
+        host, at the scenario's start, when nothing in it is due yet. A string
+        when it does not fold."""
+        try:
+            if self._host is None:
+                self._host = self._open_host()
+                self._host.load_plugin("schedule")
+            self._listings += 1
+            agent = self._host.create_agent(
+                session_id=f"crash-probe-{self._listings}", seed=[dict(e) for e in durable],
+                seed_length=seed_length or None)
+            listed = agent.call_tool("schedule_list", {}).value
+        except BaseException:
+            self.close()
+            raise
+        try:
+            agent.dispose()
+        except Exception:
+            self.close()
+        if not isinstance(listed, list):
+            return repr(listed)
+        return {p: str(view.get("id")) for view in listed for p in prompts if mentions(view, p)}
+
+    def close(self) -> None:
+        host, self._host = self._host, None
+        if host is not None:
+            host.close()
 
 
 def _run_on(
-    host: HostDriver, scenario: Scenario, mode: str, crash_after: int | None,
-    open_host: Callable[[], HostDriver],
+    host: HostDriver, scenario: Scenario, mode: str, crash_after: int | None, probes: _Probes
 ) -> RunResult:
     result = RunResult()
     host.load_plugin("schedule")
@@ -343,7 +373,7 @@ def _run_on(
         agent = resumed.get(name)
         after = agent.events() if agent is not None else []
         seed_length = run.seed_lengths[name]
-        active = (_active_in(open_host, durable[sid], seed_length, list(kinds[name]))
+        active = (probes.active_in(durable[sid], seed_length, list(kinds[name]))
                   if durable[sid] else {})
         _check_session(result, name, live[sid], durable[sid], after, run, agent, kinds[name],
                        active)
@@ -477,36 +507,58 @@ def crash_totals(request: pytest.FixtureRequest) -> Iterator[dict[str, Totals]]:
 
 
 def _enumerate(
-    implementation: Implementation, scenario: Scenario, mode: str, totals: Totals
+    implementation: Implementation, scenario: Scenario, mode: str,
+    totals_of: Callable[[], Totals], check: Callable[[HostDriver], None] | None = None,
 ) -> list[str]:
+    """Every crash point of ``scenario``. ``check`` (a seam the host must
+    offer) is asked of the clean run's fresh host before it is used, and before
+    anything is counted, as of a host opened only to ask it."""
+
     def open_host() -> HostDriver:
         return implementation.open_host(start_ms=START_MS)
 
     failures: list[str] = []
-    totals.scenarios += 1
-    clean = _run(open_host, scenario, mode, None)
-    for k in range(clean.boundaries):
-        outcome = _run(open_host, scenario, mode, k)
-        totals.crash_points += 1
-        totals.faults += 1 if outcome.crashed else 0
-        totals.lost += len(outcome.lost)
-        totals.lost_in_window += len(outcome.lost_in_window)
-        totals.duplicated += len(outcome.duplicated)
-        totals.duplicated_in_window += len(outcome.duplicated_in_window)
-        where = f"crashed after boundary {k}"
-        failures += [f"{where}: lost {item}" for item in outcome.lost]
-        failures += [f"{where}: delivered twice {item}" for item in outcome.duplicated]
-        failures += [f"{where}: {problem}" for problem in outcome.problems]
-        if mode == "flush":
-            failures += [
-                f"{where}: lost {item} (dispatch durable, never delivered, under flush-only)"
-                for item in outcome.lost_in_window
-            ]
+    probes = _Probes(open_host)
+    try:
+        host = open_host()
+        try:
+            if check is not None:
+                check(host)
+            totals = totals_of()
+            totals.scenarios += 1
+            clean = _run_on(host, scenario, mode, None, probes)
+        finally:
+            host.close()
+        for k in range(clean.boundaries):
+            outcome = _run(open_host, scenario, mode, k, probes)
+            failures += _crash_point(outcome, k, mode, totals)
+    finally:
+        probes.close()
     boundary = "flushes" if mode == "flush" else "schedule/change appends"
     assert clean.boundaries >= 1, readme(
         "SCH-011, SCH-034", f"schedule_create to checkpoint persistence (flush) and append "
         f"create; observed no {boundary} in a clean run of the scenario {scenario.name!r}, so "
         "its crash points cannot be enumerated", clean.boundaries)
+    return failures
+
+
+def _crash_point(outcome: RunResult, k: int, mode: str, totals: Totals) -> list[str]:
+    """Count one crash point's outcome; its failures."""
+    totals.crash_points += 1
+    totals.faults += 1 if outcome.crashed else 0
+    totals.lost += len(outcome.lost)
+    totals.lost_in_window += len(outcome.lost_in_window)
+    totals.duplicated += len(outcome.duplicated)
+    totals.duplicated_in_window += len(outcome.duplicated_in_window)
+    where = f"crashed after boundary {k}"
+    failures = [f"{where}: lost {item}" for item in outcome.lost]
+    failures += [f"{where}: delivered twice {item}" for item in outcome.duplicated]
+    failures += [f"{where}: {problem}" for problem in outcome.problems]
+    if mode == "flush":
+        failures += [
+            f"{where}: lost {item} (dispatch durable, never delivered, under flush-only)"
+            for item in outcome.lost_in_window
+        ]
     return failures
 
 
@@ -523,8 +575,8 @@ def test_there_are_at_least_twenty_scenarios():
 def test_a_crash_at_every_flush_loses_and_repeats_nothing(
     dsh_implementation, scenario, crash_totals
 ):
-    totals = crash_totals.setdefault("flush-only", Totals())
-    failures = _enumerate(dsh_implementation, scenario, "flush", totals)
+    failures = _enumerate(dsh_implementation, scenario, "flush",
+                          lambda: crash_totals.setdefault("flush-only", Totals()))
     assert failures == [], readme(
         "SCH-089", "a crash at every flush to lose no acknowledged reminder and to repeat one "
         "only in the duplicate window", failures)
@@ -535,13 +587,9 @@ def test_a_crash_at_every_flush_loses_and_repeats_nothing(
 def test_a_crash_after_every_event_loses_only_in_the_per_event_window(
     dsh_implementation, scenario, crash_totals
 ):
-    probe = dsh_implementation.open_host(start_ms=START_MS)
-    try:
-        require_seam(probe, "per-event-durability")
-    finally:
-        probe.close()
-    totals = crash_totals.setdefault("per-event", Totals())
-    failures = _enumerate(dsh_implementation, scenario, "per-event", totals)
+    failures = _enumerate(dsh_implementation, scenario, "per-event",
+                          lambda: crash_totals.setdefault("per-event", Totals()),
+                          check=lambda host: require_seam(host, "per-event-durability"))
     assert failures == [], readme(
         "SCH-089", "a crash after every event to lose only reminders whose dispatch was "
         "durable but not yet delivered, and to repeat one only in the duplicate window",
