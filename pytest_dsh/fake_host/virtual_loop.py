@@ -193,8 +193,8 @@ class VirtualEventLoop(asyncio.SelectorEventLoop):
     # call_soon_threadsafe or a signal arrives. The virtual selector never
     # blocks, so nothing needs waking: the pair is made only for a signal
     # handler (which asyncio installs through it). Making and closing it was
-    # about a sixth of opening and closing a host (four system calls and a
-    # selector registration). _write_to_self already skips a missing pair.
+    # about a third of opening and closing a bare host (four system calls and
+    # a selector registration). _write_to_self already skips a missing pair.
     # Should a Python release rename these methods, the overrides go unused
     # and the loop simply makes its pair as before.
     def _make_self_pipe(self) -> None:
@@ -208,7 +208,7 @@ class VirtualEventLoop(asyncio.SelectorEventLoop):
     def add_signal_handler(  # type: ignore[override]
         self, sig: int, callback: Callable[..., object], *args: Any
     ) -> None:
-        if self._csock is None:
+        if getattr(self, "_csock", True) is None:  # only the pair this class skipped
             super()._make_self_pipe()  # type: ignore[misc]
         super().add_signal_handler(sig, callback, *args)
 
