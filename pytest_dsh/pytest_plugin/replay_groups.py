@@ -50,6 +50,33 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> object | Non
         def _split_scope(self, nodeid: str) -> str:
             return replay_scope(nodeid)
 
+        def _reschedule(self, node: Any) -> None:
+            # xdist's scope scheduler sends one unit once a worker has two
+            # tests left: with units of one short test, each worker then
+            # waits on the controller for most of its next test, and a
+            # two-worker run of the reference took twice the wall time of a
+            # serial one. A worker is kept _QUEUED tests ahead instead.
+            if node.shutting_down:
+                return
+            if not self.workqueue:
+                node.shutdown()
+                return
+            while self.workqueue and self._pending_of(self.assigned_work[node]) < _QUEUED:
+                self._assign_work_unit(node)
+
+        def mark_test_complete(self, node: Any, item_index: int, duration: float = 0) -> None:
+            # A finished unit is dropped from the worker's assignments, so
+            # counting what a worker has left stays short (xdist counts
+            # every unit it ever gave the worker, for every test).
+            nodeid = self.registered_collections[node][item_index]
+            assigned: dict[str, dict[str, bool]] = self.assigned_work[node]
+            scope = self._split_scope(nodeid)
+            unit = assigned[scope]
+            unit[nodeid] = True
+            if all(unit.values()):
+                del assigned[scope]
+            self._reschedule(node)
+
         def remove_node(self, node: Any) -> str | None:
             # xdist's scope scheduler gives a crashed worker's whole unit to
             # another worker, the test that crashed it included, which then
@@ -72,4 +99,9 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> object | Non
 
 
 #: What the scheduler above relies on in xdist's scope scheduling.
-_SCOPE_INTERNALS = ("_split_scope", "_reschedule", "remove_node", "schedule")
+_SCOPE_INTERNALS = (
+    "_split_scope", "_reschedule", "_assign_work_unit", "_pending_of", "mark_test_complete",
+    "remove_node", "schedule",
+)
+#: How many tests a worker is kept ahead of (xdist's load keeps a few too).
+_QUEUED = 6
