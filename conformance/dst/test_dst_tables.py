@@ -32,6 +32,7 @@ from dsh_conformance.dst.table_judging import (
     table_cases,
 )
 from dsh_conformance.expect import pinned, readme
+from dsh_conformance.fixtures.replay import shared_replay
 from dsh_conformance.layout_free import schedule_changes
 from dsh_conformance.schedule.tool_values import epoch_ms, instants_in, rejection_codes
 from dsh_fixtures import fixture_path
@@ -100,17 +101,15 @@ def _replay(dsh_host_factory, zone: str, cases: list[TableCase]) -> Problems:
     return problems
 
 
-_REPLAYS: dict[tuple[str, str, bool], Problems] = {}
-
-
 def _problems(dsh_host_factory, request, zone: str) -> Problems:
     """The zone's replay, run once per session for both levels (it is deterministic)."""
     full = request.config.getoption("dsh_dst_table") == "full"
-    key = (str(request.config.getoption("dsh_impl")), zone, full)
-    if key not in _REPLAYS:
+
+    def replay() -> Problems:
         rows = _sample(_transitions_by_zone()[zone], full)
-        _REPLAYS[key] = _replay(dsh_host_factory, zone, table_cases(rows))
-    return _REPLAYS[key]
+        return _replay(dsh_host_factory, zone, table_cases(rows))
+
+    return shared_replay(request, ("dst-table", zone, full), replay)
 
 
 @pytest.mark.spec("SCH-015", "SCH-027", "SCH-028", "SCH-029", "SCH-030")
