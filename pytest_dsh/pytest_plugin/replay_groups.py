@@ -98,10 +98,8 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> object | Non
     return ReplayGroupScheduling(config, log)
 
 
-#: What the scheduler above relies on in xdist's scope scheduling.
-_SCOPE_INTERNALS = (
-    "_split_scope", "_reschedule", "_assign_work_unit", "_pending_of", "mark_test_complete",
-    "remove_node", "schedule",
-)
+#: What the scheduler above calls in xdist's scope scheduling, or has it call
+#: (the methods it replaces outright are not needed).
+_SCOPE_INTERNALS = ("schedule", "_split_scope", "_assign_work_unit", "_pending_of")
 #: How many tests a worker is kept ahead of (xdist's load keeps a few too).
 _QUEUED = 6
