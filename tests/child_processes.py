@@ -25,7 +25,8 @@ import pytest
 
 from pytest_dsh.driving import runaway
 
-__all__ = ["child_timeout", "read_line", "run", "runpytest_subprocess", "share_hypothesis_caches"]
+__all__ = ["child_timeout", "read_line", "run", "runpytest_subprocess", "share_hypothesis_caches",
+           "signal_state"]
 
 #: What a stopped child leaves for the killing, the last reads and the report.
 _MARGIN_S: Final = 10.0
@@ -74,6 +75,23 @@ def _stop(process: subprocess.Popen[Any], group: bool) -> None:
             process.kill()
     except ProcessLookupError:
         pass
+
+
+def signal_state(pid: int) -> str:
+    """What the kernel says of a process's signals (pending, blocked, ignored,
+    caught) and where it waits: for a failure about a signal that had no
+    effect, so it tells a lost signal from a slow exit. Linux only; elsewhere
+    a sentence saying so."""
+    proc = Path("/proc") / str(pid)
+    try:
+        status = (proc / "status").read_text().splitlines()
+        wchan = (proc / "wchan").read_text().strip() or "-"
+    except OSError as exc:
+        return f"no kernel state for process {pid}: {exc}"
+    keep = ("State:", "SigPnd:", "ShdPnd:", "SigBlk:", "SigIgn:", "SigCgt:")
+    lines = [line for line in status if line.startswith(keep)]
+    return f"process {pid}: " + "; ".join(" ".join(line.split()) for line in lines) \
+        + f"; waiting in {wchan}"
 
 
 #: What Hypothesis computes once and keeps under its storage folder (the

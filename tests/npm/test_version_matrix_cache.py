@@ -217,7 +217,11 @@ def test_a_stopped_matrix_ends_its_cells_pytest_and_what_that_started(tmp_path, 
     try:
         pids += [int(pid) for pid in _read_fifo(gate, 60).split()]
         matrix.send_signal(sig)
-        _, stderr = matrix.communicate(timeout=children.child_timeout(60))
+        try:
+            _, stderr = matrix.communicate(timeout=children.child_timeout(60))
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"the matrix did not end after {sig.name}: "
+                        f"{children.signal_state(matrix.pid)}", pytrace=False)
         assert matrix.returncode == 128 + sig, stderr
         assert f"stopped by {sig.name}" in stderr and "Traceback" not in stderr, stderr
         assert all(_wait_gone(pid, 30) for pid in pids), "the cell's processes outlived it"
