@@ -65,6 +65,7 @@ from pytest_dsh.implementations import (
 from pytest_dsh.npm.host_limits import host_limits, limit_for
 from pytest_dsh.pytest_plugin import (
     budget,
+    expected_failure_repr,
     exploration,
     host_limit_symptoms,
     npm_options,
@@ -405,8 +406,10 @@ def pytest_collection_modifyitems(
             # a pass is reported (host limit lifted) without failing the run.
             info.host_limit = limit.reason(str(host_version))
             item.add_marker(pytest.mark.xfail(reason=info.host_limit, strict=False))
+            expected_failure_repr.format_natively(item)
         elif reason is not None:
             item.add_marker(pytest.mark.xfail(reason=reason, strict=True))
+            expected_failure_repr.format_natively(item)
         item.user_properties.extend(
             [
                 ("test_id", info.id),
