@@ -51,6 +51,10 @@ def test_the_shared_encoders_write_and_refuse_as_json_dumps(value: Any) -> None:
                 encoder.encode(value)
         else:
             assert encoder.encode(value) == expected
+
+
+def test_the_strict_encoder_refuses_a_value_deeper_than_its_recursion_limit():
+    # The channel catches this refusal and writes the value with stringify.
     with pytest.raises(RecursionError):
         STRICT.encode(nested(100_000))
 
