@@ -240,16 +240,22 @@ def test_exploring_draws_a_seed_it_prints_with_a_replay_command(flaky, monkeypat
 
 
 def test_the_replayed_exploration_fails_the_same_way(flaky, monkeypatch):
+    # 200 examples: any seed's find this bug, so the exploration fails on every
+    # run (with the test's own count, a drawn seed could miss it and the test
+    # would compare two passes).
     monkeypatch.setenv("FLAKY_RULE", "long")
     monkeypatch.setenv("SEEN_FILE", "explored.txt")
     explored = children.runpytest_subprocess(
         flaky, "-p", "no:randomly", "-p", "no:cacheprovider", "--dsh-impl=flakyimpl:IMPLEMENTATION",
-        "--dsh-explore", "--pyargs", SUITE_MODULE, "-k", FLAKY_TEST,
+        "--dsh-explore", "--dsh-explore-examples=200", "--pyargs", SUITE_MODULE, "-k", FLAKY_TEST,
     )
     seed = re.search(r"explored with seed (\d+)", explored.stdout.str())
     assert seed, explored.stdout.str()[-3000:]
+    assert "1 property test failed with this seed:" in explored.stdout.str(), (
+        explored.stdout.str()[-3000:])
     monkeypatch.setenv("SEEN_FILE", "replayed.txt")
-    _, outcomes, _ = _run(flaky, f"--hypothesis-seed={seed.group(1)}", selection=FLAKY_TEST)
+    _, outcomes, _ = _run(flaky, f"--hypothesis-seed={seed.group(1)}",
+                          "--dsh-explore-examples=200", selection=FLAKY_TEST)
     assert list(outcomes.values()) == ["failed"]
     assert _seen(flaky, "replayed.txt") == _seen(flaky, "explored.txt")
 
