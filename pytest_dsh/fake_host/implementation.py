@@ -37,6 +37,12 @@ class PythonImplementation:
     #: official build's list runs to tens of kilobytes.
     expected_failures: Mapping[str, str] = field(default_factory=dict, repr=False)
 
+    def __repr__(self) -> str:
+        # The same text in every run (a failing example's message quotes it):
+        # capabilities sorted, the plugins by role, not by object address.
+        return (f"PythonImplementation(name={self.name!r}, version={self.version!r}, "
+                f"plugins={sorted(self.plugins)!r}, capabilities={sorted(self.capabilities)!r})")
+
     def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
         # Hypothesis prints a failing example's arguments field by field,
         # ignoring repr=False (and the known failures run to tens of kB).

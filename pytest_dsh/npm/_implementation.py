@@ -87,6 +87,14 @@ class NodeImplementation:
     _notes: list[str] = field(default_factory=list, init=False, repr=False, compare=False)
     _peer_notes: list[str] = field(default_factory=list, init=False, repr=False, compare=False)
 
+    def __repr__(self) -> str:
+        # The same text in every run (a failing example's message quotes it):
+        # capabilities sorted; the known failures left out, as by the fields.
+        shown = [f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(self)
+                 if f.repr and f.name != "capabilities"]
+        shown.insert(3, f"capabilities={sorted(self.capabilities)!r}")
+        return f"NodeImplementation({', '.join(shown)})"
+
     def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
         # Hypothesis prints a failing example's arguments field by field,
         # ignoring repr=False (and the known failures run to tens of kB).

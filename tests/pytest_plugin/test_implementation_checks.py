@@ -5,6 +5,8 @@ usage error saying what to fix, never hundreds of identical test failures
 from __future__ import annotations
 
 import dataclasses
+import os
+import sys
 import textwrap
 
 import kit_child_processes as children
@@ -155,3 +157,20 @@ def test_a_failing_example_prints_the_implementation_without_its_known_failures(
     assert printed == repr(implementation)
     assert len(printed) < 2000 and "test_0" not in printed
     assert f"name={name!r}" in printed
+
+
+@pytest.mark.parametrize("name", ["reference", "official"])
+def test_the_implementation_prints_the_same_in_every_process(name):
+    # A failing example's message quotes the implementation: the same package
+    # must give the same message whatever the process's hash seed.
+    script = ("from pytest_dsh.implementations import resolve_implementation; "
+              f"print(repr(resolve_implementation({name!r})))")
+    printed = {
+        children.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                     env={**os.environ, "PYTHONHASHSEED": seed}).stdout
+        for seed in ("1", "2", "3", "4")
+    }
+    assert len(printed) == 1, printed
+    text = printed.pop()
+    assert " at 0x" not in text and f"name={name!r}" in text
+    assert "capabilities=['" in text  # sorted names, not a set's order
