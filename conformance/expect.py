@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
 from dsh_conformance.shapes import shape_problem
+from pytest_dsh.driving.stable_repr import stable_repr
 from pytest_dsh.driving.value_shapes import records_wrapped
 
 __all__ = [
@@ -30,7 +31,8 @@ _LIMIT = 600
 
 
 def _shown(observed: object) -> str:
-    text = repr(observed)
+    # Sets in sorted order: the same failure reads the same in every run.
+    text = stable_repr(observed)
     return text if len(text) <= _LIMIT else text[:_LIMIT] + f"... ({len(text)} chars)"
 
 

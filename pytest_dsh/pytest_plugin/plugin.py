@@ -97,6 +97,7 @@ pytest_plugins = [
     "pytest_dsh.pytest_plugin.replay_groups",
     "pytest_dsh.pytest_plugin.reporting.raised",
     "pytest_dsh.pytest_plugin.gc_baseline",
+    "pytest_dsh.pytest_plugin.stable_set_diffs",
 ]
 
 #: Wall clock at which hosts start unless a test asks otherwise:
