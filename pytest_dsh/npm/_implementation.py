@@ -90,9 +90,10 @@ class NodeImplementation:
     def __repr__(self) -> str:
         # The same text in every run (a failing example's message quotes it):
         # capabilities sorted; the known failures left out, as by the fields.
-        shown = [f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(self)
-                 if f.repr and f.name != "capabilities"]
-        shown.insert(3, f"capabilities={sorted(self.capabilities)!r}")
+        def value(name: str) -> object:
+            return sorted(self.capabilities) if name == "capabilities" else getattr(self, name)
+
+        shown = [f"{f.name}={value(f.name)!r}" for f in dataclasses.fields(self) if f.repr]
         return f"NodeImplementation({', '.join(shown)})"
 
     def _repr_pretty_(self, printer: Any, cycle: bool) -> None:

@@ -42,10 +42,7 @@ def _sorted_text(items: Set[Any]) -> list[str]:
 
 
 def _shown(value: Set[Any], width: int | None) -> str:
-    inner = ", ".join(_sorted_text(value))
-    kind = "frozenset" if isinstance(value, frozenset) else "set"
-    text = (f"{kind}()" if not value else
-            f"frozenset({{{inner}}})" if kind == "frozenset" else f"{{{inner}}}")
+    text = stable_repr(value)
     if width is None or len(text) <= width:
         return text
     keep = max(width - 3, 2)
