@@ -59,14 +59,14 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 
 # mypy checks the sources under their import names through a folder of links,
-# and the benchmark script beside them.
+# and the benchmark scripts beside them.
 typecheck: $(STAMP)
 	@mkdir -p .typecheck
 	@ln -sfn ../pytest_dsh .typecheck/pytest_dsh; ln -sfn ../reference .typecheck/dsh_reference
 	@ln -sfn ../fixtures .typecheck/dsh_fixtures; ln -sfn ../conformance .typecheck/dsh_conformance
 	@ln -sfn ../specification .typecheck/dsh_spec
 	cd .typecheck && ../$(BIN)/mypy --config-file ../pyproject.toml -p pytest_dsh -p dsh_reference -p dsh_fixtures -p dsh_spec
-	cd .typecheck && ../$(BIN)/mypy --config-file ../pyproject.toml ../benchmarks/run.py
+	cd .typecheck && ../$(BIN)/mypy --config-file ../pyproject.toml ../benchmarks/run.py ../benchmarks/instructions.py
 
 # The HTML report is checked in a headless Chromium (Debian package).
 # The mutant catalog (one pytest process per mutant) is its own target so that

@@ -1,0 +1,68 @@
+"""The instruction-count benchmark keeps working: its workloads count their
+units, its table divides by them, and a missing Valgrind or an unknown
+workload is a clear error. Valgrind itself is replaced by a stand-in that runs
+the workload and reports a made-up count (a real run takes minutes); the
+figures are reported, never asserted."""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import stat
+import sys
+
+import kit_child_processes as children
+
+SCRIPT = pathlib.Path(__file__).parents[2] / "benchmarks" / "instructions.py"
+
+# Runs the command after valgrind's options and reports 5,000,000 instructions
+# plus 700 per unit the workload printed, as callgrind reports its total.
+_STAND_IN = """#!{python}
+import subprocess, sys
+command = [arg for arg in sys.argv[1:] if not arg.startswith("--")][:1]
+command += sys.argv[sys.argv.index(command[0]) + 1:]
+done = subprocess.run(command, capture_output=True, text=True)
+sys.stdout.write(done.stdout)
+units = int(done.stdout.split()[-1])
+sys.stderr.write(f"==1== I   refs:      {{5_000_000 + 700 * units:,}}\\n")
+sys.exit(done.returncode)
+"""
+
+
+def _run(*arguments: str, path: str, cwd: pathlib.Path):
+    return children.run(
+        [sys.executable, str(SCRIPT), *arguments], capture_output=True, text=True,
+        check=False, cwd=cwd, env={**os.environ, "PATH": path},
+    )
+
+
+def test_each_workload_counts_its_units(tmp_path):
+    # Half a simulated day of a 5-minute reminder is 144 deliveries; the DST
+    # workload replays exactly the cases it was asked for.
+    for workload, size, units in (("delivery", "0.5", "144"), ("dst-create", "61", "61")):
+        done = _run("--child", workload, size, path=os.environ["PATH"], cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.split()[-1] == units
+
+
+def test_the_table_gives_the_instructions_of_one_unit(tmp_path):
+    stand_in = tmp_path / "bin" / "valgrind"
+    stand_in.parent.mkdir()
+    stand_in.write_text(_STAND_IN.format(python=sys.executable))
+    stand_in.chmod(stand_in.stat().st_mode | stat.S_IXUSR)
+    done = _run("--only", "delivery", path=f"{stand_in.parent}{os.pathsep}{os.environ['PATH']}",
+                cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    # 1 and 3 simulated days: 288 and 864 deliveries, 700 instructions each.
+    assert ("| delivery | 288, 864 | 5,201,600, 5,604,800 | 700 |") in done.stdout
+
+
+def test_a_missing_valgrind_or_workload_is_a_clear_error(tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    done = _run(path=str(empty), cwd=tmp_path)
+    assert done.returncode == 1
+    assert "valgrind is not on PATH" in done.stderr
+    done = _run("--only", "delivery,nope", path=str(empty), cwd=tmp_path)
+    assert done.returncode == 2
+    assert "unknown workload(s) nope; known: delivery, dst-create" in done.stderr
