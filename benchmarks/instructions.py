@@ -94,9 +94,10 @@ def count(workload: str, size: float, python: str) -> Count:
     environment = {**os.environ, "PYTHONHASHSEED": "0"}
     done = subprocess.run(command, capture_output=True, text=True, env=environment, check=False)
     match = _REFS.search(done.stderr)
-    if done.returncode != 0 or match is None:
+    printed = done.stdout.split()  # the child's last word is its count of units
+    if done.returncode != 0 or match is None or not printed or not printed[-1].isdigit():
         raise SystemExit(f"{workload} at {size:g} failed under valgrind:\n{done.stderr[-2000:]}")
-    return Count(workload, int(done.stdout.split()[-1]), int(match.group(1).replace(",", "")))
+    return Count(workload, int(printed[-1]), int(match.group(1).replace(",", "")))
 
 
 def main() -> None:

@@ -45,13 +45,18 @@ def test_each_workload_counts_its_units(tmp_path):
         assert done.stdout.split()[-1] == units
 
 
-def test_the_table_gives_the_instructions_of_one_unit(tmp_path):
+def _with_stand_in(tmp_path: pathlib.Path, text: str) -> str:
+    """A PATH whose ``valgrind`` is the script ``text``."""
     stand_in = tmp_path / "bin" / "valgrind"
     stand_in.parent.mkdir()
-    stand_in.write_text(_STAND_IN.format(python=sys.executable))
+    stand_in.write_text(text)
     stand_in.chmod(stand_in.stat().st_mode | stat.S_IXUSR)
-    done = _run("--only", "delivery", path=f"{stand_in.parent}{os.pathsep}{os.environ['PATH']}",
-                cwd=tmp_path)
+    return f"{stand_in.parent}{os.pathsep}{os.environ['PATH']}"
+
+
+def test_the_table_gives_the_instructions_of_one_unit(tmp_path):
+    path = _with_stand_in(tmp_path, _STAND_IN.format(python=sys.executable))
+    done = _run("--only", "delivery", path=path, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     # 1 and 3 simulated days: 288 and 864 deliveries, 700 instructions each.
     assert ("| delivery | 288, 864 | 5,201,600, 5,604,800 | 700 |") in done.stdout
@@ -66,3 +71,13 @@ def test_a_missing_valgrind_or_workload_is_a_clear_error(tmp_path):
     done = _run("--only", "delivery,nope", path=str(empty), cwd=tmp_path)
     assert done.returncode == 2
     assert "unknown workload(s) nope; known: delivery, dst-create" in done.stderr
+
+
+def test_a_run_that_printed_no_units_is_a_clear_error(tmp_path):
+    # A count with no units beside it: the run failed, even though the
+    # stand-in exits 0 and reports instructions.
+    silent = f"#!{sys.executable}\nimport sys\nsys.stderr.write('==1== I   refs:      5,000\\n')\n"
+    done = _run("--only", "delivery", path=_with_stand_in(tmp_path, silent), cwd=tmp_path)
+    assert done.returncode == 1
+    assert "delivery at 1 failed under valgrind" in done.stderr
+    assert "Traceback" not in done.stderr
