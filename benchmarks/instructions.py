@@ -35,6 +35,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from interpreter import interpreter
+
 #: The two sizes of each workload (days, cases): large minus small is measured.
 SIZES: dict[str, tuple[float, float]] = {"delivery": (1, 3), "dst-create": (120, 480)}
 _REFS = re.compile(r"I\s+refs:\s+([\d,]+)")
@@ -118,6 +120,8 @@ def main() -> None:
     if shutil.which("valgrind") is None:
         raise SystemExit("valgrind is not on PATH: this script counts instructions with its "
                          "callgrind tool (Debian: apt-get install valgrind)")
+    # A count holds for one interpreter build only: say which.
+    print(f"{interpreter()}; PYTHONHASHSEED=0\n")
     print("| workload | units (small, large) | instructions (small, large) "
           "| instructions per unit |")
     print("|---|---|---|---|")

@@ -40,6 +40,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from interpreter import interpreter
+
 from pytest_dsh import TZDATA_VERSION, __version__
 from pytest_dsh.contract import SessionEvent
 from pytest_dsh.driving.api import AgentDriver, HostDriver
@@ -371,7 +373,7 @@ def machine() -> str:
         node = "not installed"
     load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
     return (f"{os.cpu_count()} CPUs ({cpu}), {platform.system()} {platform.machine()}, "
-            f"Python {platform.python_version()}, Node {node}, pytest-dsh {__version__}, "
+            f"{interpreter()}, Node {node}, pytest-dsh {__version__}, "
             f"tzdata {TZDATA_VERSION}; load average at start {load}")
 
 

@@ -60,6 +60,8 @@ def test_the_table_gives_the_instructions_of_one_unit(tmp_path):
     assert done.returncode == 0, done.stderr
     # 1 and 3 simulated days: 288 and 864 deliveries, 700 instructions each.
     assert ("| delivery | 288, 864 | 5,201,600, 5,604,800 | 700 |") in done.stdout
+    # A count holds for one interpreter build: the first line names it.
+    assert done.stdout.startswith("CPython ") and "; PYTHONHASHSEED=0\n" in done.stdout
 
 
 def test_a_missing_valgrind_or_workload_is_a_clear_error(tmp_path):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pathlib
+import re
 import sys
 
 import kit_child_processes as children
@@ -24,6 +25,8 @@ def _run(*arguments: str, cwd: pathlib.Path) -> str:
     assert done.returncode == 0, done.stderr
     for header in HEADERS:
         assert header in done.stdout
+    # The machine line names the interpreter build the figures came from.
+    assert re.search(r"CPython \d+\.\d+\.\d+ \(libpython .*recorded\), Node ", done.stdout)
     return done.stdout
 
 
