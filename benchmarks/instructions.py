@@ -25,6 +25,7 @@ are counts, not times, so the machine's load does not enter them.
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import os
 import re
@@ -46,6 +47,9 @@ class Count(NamedTuple):
     workload: str
     units: int
     instructions: int
+    #: Full (oldest-generation) collections the run made: each walks every
+    #: tracked object, a cost that does not grow with the units.
+    full_collections: int
 
 
 def _delivery(days: float) -> int:
@@ -96,10 +100,13 @@ def count(workload: str, size: float, python: str) -> Count:
     environment = {**os.environ, "PYTHONHASHSEED": "0"}
     done = subprocess.run(command, capture_output=True, text=True, env=environment, check=False)
     match = _REFS.search(done.stderr)
-    printed = done.stdout.split()  # the child's last word is its count of units
-    if done.returncode != 0 or match is None or not printed or not printed[-1].isdigit():
+    # The child's last two words: its full collections, then its units.
+    printed = done.stdout.split()[-2:]
+    if (done.returncode != 0 or match is None or len(printed) != 2
+            or not all(word.isdigit() for word in printed)):
         raise SystemExit(f"{workload} at {size:g} failed under valgrind:\n{done.stderr[-2000:]}")
-    return Count(workload, int(printed[-1]), int(match.group(1).replace(",", "")))
+    return Count(workload, int(printed[1]), int(match.group(1).replace(",", "")),
+                 int(printed[0]))
 
 
 def main() -> None:
@@ -110,7 +117,8 @@ def main() -> None:
     options = parser.parse_args()
     if options.child:
         workload, size = options.child
-        print(WORKLOADS[workload](float(size)))
+        units = WORKLOADS[workload](float(size))
+        print(gc.get_stats()[-1]["collections"], units)
         return
     workloads = [name.strip() for name in options.only.split(",") if name.strip()]
     unknown = sorted(set(workloads) - set(WORKLOADS))
@@ -123,13 +131,23 @@ def main() -> None:
     # A count holds for one interpreter build only: say which.
     print(f"{interpreter()}; PYTHONHASHSEED=0\n")
     print("| workload | units (small, large) | instructions (small, large) "
-          "| instructions per unit |")
-    print("|---|---|---|---|")
+          "| full collections (small, large) | instructions per unit |")
+    print("|---|---|---|---|---|")
+    uneven: list[str] = []
     for workload in workloads:
         small, large = (count(workload, size, sys.executable) for size in SIZES[workload])
         per_unit = (large.instructions - small.instructions) / max(large.units - small.units, 1)
         print(f"| {workload} | {small.units:,}, {large.units:,} "
-              f"| {small.instructions:,}, {large.instructions:,} | {per_unit:,.0f} |", flush=True)
+              f"| {small.instructions:,}, {large.instructions:,} "
+              f"| {small.full_collections}, {large.full_collections} | {per_unit:,.0f} |",
+              flush=True)
+        if small.full_collections != large.full_collections:
+            uneven.append(workload)
+    if uneven:
+        # A full collection walks the whole heap once: a step, not a cost per
+        # unit, so a per-unit count with one more of them in it is inflated.
+        print(f"\nThe two sizes of {', '.join(uneven)} made different numbers of full "
+              "collections: its instructions per unit include that difference.")
 
 
 if __name__ == "__main__":
