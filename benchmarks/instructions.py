@@ -136,7 +136,11 @@ def main() -> None:
     uneven: list[str] = []
     for workload in workloads:
         small, large = (count(workload, size, sys.executable) for size in SIZES[workload])
-        per_unit = (large.instructions - small.instructions) / max(large.units - small.units, 1)
+        if large.units <= small.units:  # nothing to divide the difference by
+            raise SystemExit(f"{workload}: the large run did {large.units:,} units and the "
+                             f"small one {small.units:,}; a count per unit needs more in the "
+                             "large one")
+        per_unit = (large.instructions - small.instructions) / (large.units - small.units)
         print(f"| {workload} | {small.units:,}, {large.units:,} "
               f"| {small.instructions:,}, {large.instructions:,} "
               f"| {small.full_collections}, {large.full_collections} | {per_unit:,.0f} |",

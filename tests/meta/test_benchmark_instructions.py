@@ -112,3 +112,16 @@ def test_sizes_with_different_full_collections_are_called_out(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "| 2, 2 | 700 |" in done.stdout
     assert "different numbers of full collections" not in done.stdout
+
+
+def test_sizes_that_did_the_same_units_are_a_clear_error(tmp_path):
+    # Whatever the size, the stand-in's child "did" 100 units: no difference
+    # to divide by, so no figure is printed.
+    fixed = (f"#!{sys.executable}\nimport sys\nprint('0 100')\n"
+             "sys.stderr.write('==1== I   refs:      5,000\\n')\n")
+    done = _run("--only", "delivery", path=_with_stand_in(tmp_path, fixed), cwd=tmp_path)
+    assert done.returncode == 1
+    assert ("delivery: the large run did 100 units and the small one 100; a count per "
+            "unit needs more in the large one") in done.stderr
+    assert "| delivery |" not in done.stdout
+    assert "Traceback" not in done.stderr
