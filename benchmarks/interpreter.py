@@ -1,11 +1,10 @@
 """Which CPython build ran a benchmark: its figures depend on it.
 
-The same code ran about a tenth fewer instructions, and took 13 to 24 % less
-CPU, on an interpreter whose executable carries libpython than on one built
-without optimisation options that calls a shared libpython
-(docs/performance.md, "The interpreter's build"). So the benchmarks print,
-beside the version, how the running interpreter was linked and which
-optimisation options its build recorded.
+The same code runs measurably faster on an interpreter whose executable
+carries libpython than on one built without optimisation options that calls
+a shared libpython (the figures: docs/performance.md, "The interpreter's
+build"). So the benchmarks print, beside the version, how the running
+interpreter was linked and which optimisation options its build recorded.
 """
 
 from __future__ import annotations
@@ -26,8 +25,9 @@ def describe(version: str, maps: str | None, config_args: str, shared: bool) -> 
     there is none: then the linkage is what the build's configuration says.
     """
     if maps is not None:
-        mapped = {line.rsplit("/", 1)[-1] for line in maps.splitlines() if "/" in line}
-        shared_library = any(name.startswith("libpython") for name in mapped)
+        # A mapped file's name ends its line; a libpython among them is shared.
+        shared_library = any(line.rsplit("/", 1)[-1].startswith("libpython")
+                             for line in maps.splitlines())
         linked = ("libpython as a shared library" if shared_library
                   else "libpython in the executable")
     else:
@@ -39,7 +39,8 @@ def describe(version: str, maps: str | None, config_args: str, shared: bool) -> 
 
 
 def _enabled(option: str, config_args: str) -> bool:
-    # ``--with-lto`` also takes a value (full, thin, yes, no); only ``no`` is off.
+    # ``--with-lto`` also takes a value (full, thin, yes, no): ``no`` or
+    # ``false`` turns the option off, any other value or none leaves it on.
     try:
         words = shlex.split(config_args)
     except ValueError:  # an unbalanced quote: read it word by word
