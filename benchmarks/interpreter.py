@@ -49,10 +49,12 @@ def _enabled(option: str, config_args: str) -> bool:
     return any(value.lower() not in ("no", "false") for value in values)
 
 
-def interpreter() -> str:
-    """The running interpreter, as :func:`describe` puts it."""
+def interpreter(maps_path: Path = Path("/proc/self/maps")) -> str:
+    """The running interpreter, as :func:`describe` puts it (``maps_path``:
+    where the process's memory map is read)."""
     try:
-        maps: str | None = Path("/proc/self/maps").read_text()
+        # A mapped file's path may be any bytes: never a decoding error.
+        maps: str | None = maps_path.read_text(errors="surrogateescape")
     except OSError:  # not Linux: the build's configuration says
         maps = None
     return describe(

@@ -60,3 +60,12 @@ def test_the_running_interpreter_is_described():
         f"{platform.python_implementation()} {platform.python_version()} (libpython "
     )
     assert described.endswith(" recorded)")
+
+
+def test_a_memory_map_that_is_not_utf8_or_not_there_is_no_crash(tmp_path):
+    # A mapped file's path may hold any bytes.
+    maps = tmp_path / "maps"
+    maps.write_bytes(b"7f90bae00000-7f90bb100000 r-xp 00000000 08:01 42 "
+                     b"/opt/\xff\xfe/lib/libpython3.11.so.1.0\n")
+    assert "(libpython as a shared library; " in interpreter.interpreter(maps)
+    assert " by its configuration; " in interpreter.interpreter(tmp_path / "absent")
