@@ -88,10 +88,32 @@ def signal_state(pid: int) -> str:
         wchan = (proc / "wchan").read_text().strip() or "-"
     except OSError as exc:
         return f"no kernel state for process {pid}: {exc}"
-    keep = ("State:", "SigPnd:", "ShdPnd:", "SigBlk:", "SigIgn:", "SigCgt:")
-    lines = [line for line in status if line.startswith(keep)]
-    return f"process {pid}: " + "; ".join(" ".join(line.split()) for line in lines) \
-        + f"; waiting in {wchan}"
+    masks = ("SigPnd:", "ShdPnd:", "SigBlk:", "SigIgn:", "SigCgt:")
+    said = []
+    for line in status:
+        field, _, value = line.partition(":")
+        if line.startswith("State:"):
+            said.append(" ".join(line.split()))
+        elif line.startswith(masks):
+            said.append(f"{field}: {_signal_names(value.strip())}")
+    return f"process {pid}: " + "; ".join(said) + f"; waiting in {wchan}"
+
+
+def _signal_names(mask: str) -> str:
+    """A ``/proc`` signal mask (hex, bit n-1 for signal n) as signal names:
+    a mask whose SIGINT is ignored says so, not ``0000000000000002``."""
+    try:
+        bits = int(mask, 16)
+    except ValueError:
+        return mask
+    names = []
+    for number in range(1, bits.bit_length() + 1):
+        if bits >> (number - 1) & 1:
+            try:
+                names.append(signal.Signals(number).name)
+            except ValueError:  # a real-time signal
+                names.append(str(number))
+    return ", ".join(names) or "none"
 
 
 #: What Hypothesis computes once and keeps under its storage folder (the

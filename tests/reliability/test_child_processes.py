@@ -151,3 +151,26 @@ def test_a_line_read_keeps_the_rest_of_the_stream_in_order():
     assert children.read_line(child) == b"one\n"
     assert child.stdout is not None and child.stdout.read() == b"two\nthree\n"
     assert child.wait(timeout=children.child_timeout(30)) == 0
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads Linux's /proc")
+def test_a_processs_signal_state_names_the_signals_it_ignores_and_catches():
+    # A SIGINT that has no effect on a child is most often one it inherited
+    # ignored (a background job of a shell without job control): the state
+    # a failure quotes names it.
+    child = subprocess.Popen(
+        [sys.executable, "-c", "import signal, sys; signal.signal(signal.SIGINT, signal.SIG_IGN);"
+         " signal.signal(signal.SIGTERM, lambda *_: None); print('ready', flush=True);"
+         " sys.stdin.read()"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert children.read_line(child, 30) == "ready\n"
+        state = children.signal_state(child.pid)
+    finally:
+        child.kill()
+        child.communicate()
+    fields = dict(part.split(": ", 1) for part in state.split("; ")[1:-1])
+    assert "SIGINT" in fields["SigIgn"].split(", "), state
+    assert "SIGTERM" in fields["SigCgt"].split(", "), state
+    assert fields["SigPnd"] == "none", state
+    assert state.startswith(f"process {child.pid}: State: "), state
