@@ -22,7 +22,8 @@ file or larger than the kit reads is a missing cell, run again (never a
 traceback, never a table built on it); ``cell.json`` is written by
 write-then-rename, after the report. Each cell's pytest runs in a process
 group of its own, which the matrix ends (the bridge's Node processes with
-it) when it is stopped by SIGTERM, SIGINT or SIGHUP, or leaves by an error.
+it) when it is stopped by SIGTERM, SIGINT or SIGHUP (one it was started
+with ignored, as under ``nohup``, stays ignored), or leaves by an error.
 """
 
 from __future__ import annotations
@@ -170,7 +171,7 @@ def _end_group(process: subprocess.Popen[str]) -> None:
 def run_child(command: Sequence[str], *, timeout: float = 3600.0) -> tuple[int, str]:
     """Run ``command`` in a process group of its own and return its exit
     status and output; the group is ended if the caller is interrupted
-    (SIGINT, a signal :func:`main` turns into an exception) or the command
+    (KeyboardInterrupt, or a signal :func:`main` turns into an exception) or the command
     overruns ``timeout``, so no cell's pytest outlives the matrix."""
     process = subprocess.Popen(
         list(command), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -634,17 +635,32 @@ class _Stopped(Exception):
 
 @contextlib.contextmanager
 def _stop_on_signals() -> Iterator[None]:
-    """SIGTERM and SIGHUP raise :class:`_Stopped` (as SIGINT raises
-    KeyboardInterrupt), so the running cell's process group is ended on the
-    way out instead of being left running."""
+    """SIGTERM, SIGHUP and SIGINT raise :class:`_Stopped`, so the running
+    cell's process group is ended on the way out instead of being left running.
+
+    Only the first one raises: a second signal (Ctrl-C pressed again) would
+    otherwise cut the ending of the cell short and leave what it started
+    running; that ending is bounded by its grace, then SIGKILL. A signal the
+    matrix was started with ignored stays ignored, as Python leaves an ignored
+    SIGINT: ``nohup`` ignores SIGHUP so that a long matrix outlives its
+    terminal, and a shell without job control starts a background command
+    with SIGINT ignored. SIGINT is taken only from Python's default handler."""
+    stopping: list[int] = []
 
     def stop(signum: int, frame: FrameType | None) -> None:
-        raise _Stopped(signum)
+        if not stopping:
+            stopping.append(signum)
+            raise _Stopped(signum)
 
     previous = {}
-    for name in ("SIGTERM", "SIGHUP"):
+    for name in ("SIGTERM", "SIGHUP", "SIGINT"):
         sig = getattr(signal, name, None)
-        if sig is not None:
+        if sig is None:
+            continue
+        current = signal.getsignal(sig)
+        taken = current is signal.default_int_handler if name == "SIGINT" \
+            else current is not signal.SIG_IGN
+        if taken:
             previous[sig] = signal.signal(sig, stop)
     try:
         yield

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import queue
 import select
 import signal
 import subprocess
@@ -163,16 +164,57 @@ with open(sys.argv[1], "w") as fifo:
 threading.Event().wait()
 """
 
-#: The matrix command with the registry and the suite replaced: ``OUT FIFO``.
+#: A cell's pytest that outlives SIGTERM (a bridge slow to close): says its
+#: pids, then "TERM" for each SIGTERM, through the FIFO it keeps open.
+_STUBBORN_CELL = """
+import os, signal, subprocess, sys, threading
+forever = "import threading; threading.Event().wait()"
+grandchild = subprocess.Popen([sys.executable, "-c", forever])
+said = open(sys.argv[1], "w", buffering=1)
+signal.signal(signal.SIGTERM, lambda signum, frame: said.write("TERM\\n"))
+said.write(f"{os.getpid()} {grandchild.pid}\\n")
+threading.Event().wait()
+"""
+
+#: The matrix command with the registry and the suite replaced:
+#: ``OUT FIFO CELL HOST``. What a cell leaves running after SIGTERM is killed
+#: after 2 s (10 s in a real run).
 _MATRIX = """
 import sys
 from pytest_dsh.official import version_matrix as vm
+vm._GRACE_S = 2.0
 vm.published_versions = lambda package, npm="npm": ["0.1.0-rc.8"]
 child = sys.argv[3]
 vm.suite_runner = lambda extra=(): (
     lambda cell, report: vm.run_child([sys.executable, "-c", child, sys.argv[2]]))
 sys.exit(vm.main(["--out", sys.argv[1], "--role", "schedule", "--host", sys.argv[4]]))
 """
+
+
+#: Runs ``python ARGS...`` with one signal's disposition set first:
+#: ``default|ignored SIGNAME ARGS...``. An ignored signal stays ignored across
+#: exec, and Python installs its SIGINT handler only when SIGINT is not ignored.
+_STARTED_WITH = """
+import os, signal, sys
+disposition = {"default": signal.SIG_DFL, "ignored": signal.SIG_IGN}[sys.argv[1]]
+signal.signal(getattr(signal, sys.argv[2]), disposition)
+os.execv(sys.executable, [sys.executable, *sys.argv[3:]])
+"""
+
+
+def _start_matrix(tmp_path: Path, sig: signal.Signals, disposition: str,
+                  cell: str = _CELL_CHILD) -> tuple[subprocess.Popen[str], Path]:
+    """The matrix, started with ``sig`` at ``disposition`` whatever this run
+    inherited (a run started in the background of a shell without job control
+    has SIGINT ignored), and the FIFO its cell says its pids through."""
+    gate = tmp_path / "started"
+    os.mkfifo(gate)
+    matrix = subprocess.Popen(
+        [sys.executable, "-c", _STARTED_WITH, disposition, sig.name,
+         "-c", _MATRIX, str(tmp_path / "out"), str(gate), cell, DEFAULT_HOST],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    return matrix, gate
 
 
 def _wait_gone(pid: int, timeout: float) -> bool:
@@ -206,13 +248,8 @@ def _read_fifo(path: Path, timeout: float) -> str:
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP],
                          ids=["SIGTERM", "SIGINT", "SIGHUP"])
 def test_a_stopped_matrix_ends_its_cells_pytest_and_what_that_started(tmp_path, sig):
-    gate = tmp_path / "started"
-    os.mkfifo(gate)
+    matrix, gate = _start_matrix(tmp_path, sig, "default")  # as from a terminal
     out = tmp_path / "out"
-    matrix = subprocess.Popen(
-        [sys.executable, "-c", _MATRIX, str(out), str(gate), _CELL_CHILD, DEFAULT_HOST],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )
     pids: list[int] = []
     try:
         pids += [int(pid) for pid in _read_fifo(gate, 60).split()]
@@ -231,3 +268,71 @@ def test_a_stopped_matrix_ends_its_cells_pytest_and_what_that_started(tmp_path, 
                 os.kill(pid, signal.SIGKILL)
         matrix.wait()
     assert not (out / "cells" / CELL.folder_name / "cell.json").exists(), "runs again next time"
+
+
+@pytest.mark.skipif(not hasattr(os, "pidfd_open") or not hasattr(os, "mkfifo"),
+                    reason="needs os.pidfd_open and FIFOs (Linux)")
+@pytest.mark.parametrize("ignored", [signal.SIGINT, signal.SIGHUP], ids=["SIGINT", "SIGHUP"])
+def test_a_signal_the_matrix_was_started_with_ignored_does_not_stop_it(tmp_path, ignored):
+    # nohup ignores SIGHUP so that a matrix outlives its terminal. The ignored
+    # signal is sent first: a matrix that acted on it would say so and exit
+    # 128 + it; SIGTERM then stops the matrix that did not.
+    matrix, gate = _start_matrix(tmp_path, ignored, "ignored")
+    pids: list[int] = []
+    try:
+        pids += [int(pid) for pid in _read_fifo(gate, 60).split()]
+        matrix.send_signal(ignored)
+        matrix.send_signal(signal.SIGTERM)
+        try:
+            _, stderr = matrix.communicate(timeout=children.child_timeout(60))
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"the matrix did not end after SIGTERM: "
+                        f"{children.signal_state(matrix.pid)}", pytrace=False)
+        assert matrix.returncode == 128 + signal.SIGTERM, stderr
+        assert "stopped by SIGTERM" in stderr and "Traceback" not in stderr, stderr
+        assert all(_wait_gone(pid, 30) for pid in pids), "the cell's processes outlived it"
+    finally:
+        for pid in [matrix.pid, *pids]:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        matrix.wait()
+
+
+@pytest.mark.skipif(not hasattr(os, "pidfd_open") or not hasattr(os, "mkfifo"),
+                    reason="needs os.pidfd_open and FIFOs (Linux)")
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_a_second_signal_does_not_cut_the_ending_of_the_cell_short(tmp_path, sig):
+    # Ctrl-C pressed twice: the second press comes while the matrix waits for
+    # the cell it sent SIGTERM to. It must not start the ending again, nor
+    # leave before the cell's group is killed.
+    matrix, gate = _start_matrix(tmp_path, sig, "default", cell=_STUBBORN_CELL)
+    lines: queue.Queue[str] = queue.Queue()
+
+    def read() -> None:
+        with open(gate) as fifo:  # the cell opens it: the matrix runs
+            for line in fifo:
+                lines.put(line)
+        lines.put("")  # the cell has died
+
+    threading.Thread(target=read, daemon=True).start()
+    pids: list[int] = []
+    try:
+        pids += [int(pid) for pid in lines.get(timeout=60).split()]
+        matrix.send_signal(sig)
+        assert lines.get(timeout=30) == "TERM\n", "the matrix did not end its cell"
+        matrix.send_signal(sig)  # while the matrix waits out the grace
+        try:
+            _, stderr = matrix.communicate(timeout=children.child_timeout(60))
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"the matrix did not end after {sig.name}: "
+                        f"{children.signal_state(matrix.pid)}", pytrace=False)
+        said = list(iter(lambda: lines.get(timeout=30), ""))  # up to the cell's death
+        assert matrix.returncode == 128 + sig, stderr
+        assert f"stopped by {sig.name}" in stderr and "Traceback" not in stderr, stderr
+        assert said == [], f"the cell was sent SIGTERM again: {said}"
+        assert all(_wait_gone(pid, 30) for pid in pids), "the cell's processes outlived it"
+    finally:
+        for pid in [matrix.pid, *pids]:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        matrix.wait()
