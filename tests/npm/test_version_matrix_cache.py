@@ -165,14 +165,16 @@ threading.Event().wait()
 """
 
 #: A cell's pytest that outlives SIGTERM (a bridge slow to close): says its
-#: pids, then "TERM" for each SIGTERM, through the FIFO it keeps open.
+#: pids, then "TERM" for each SIGTERM, through the FIFO it keeps open. It
+#: writes unbuffered: a buffered file's flush runs signal handlers while it
+#: holds the file's lock, so a handler writing to it could fail as reentrant.
 _STUBBORN_CELL = """
 import os, signal, subprocess, sys, threading
 forever = "import threading; threading.Event().wait()"
 grandchild = subprocess.Popen([sys.executable, "-c", forever])
-said = open(sys.argv[1], "w", buffering=1)
-signal.signal(signal.SIGTERM, lambda signum, frame: said.write("TERM\\n"))
-said.write(f"{os.getpid()} {grandchild.pid}\\n")
+said = os.open(sys.argv[1], os.O_WRONLY)
+signal.signal(signal.SIGTERM, lambda signum, frame: os.write(said, b"TERM\\n"))
+os.write(said, f"{os.getpid()} {grandchild.pid}\\n".encode())
 threading.Event().wait()
 """
 
