@@ -1,12 +1,13 @@
 """Runs ``python -m pytest ARGS`` many times, each in a fresh process forked
-from this one, which has imported pytest once for all of them.
+from this one, which has imported pytest and the plugins once for all of them.
 
 A mutant patches the reference in the process that imports the catalog, so
-each run needs a process of its own; importing pytest and the standard
-library again for each of 87 runs was most of their cost. Nothing pytest
-rewrites (a plugin's distribution, such as the kit's or Hypothesis's) is
-imported here: each forked run imports those itself, under its own assertion
-rewriting, as a process started from scratch does.
+each run needs a process of its own; importing pytest, the standard library,
+the plugins, Hypothesis and the reference again for each of 94 runs was most
+of their cost. What pytest rewrites (a plugin's distribution, such as the
+kit's or Hypothesis's) is imported here under pytest's own assertion-rewriting
+hook, so a run finds it rewritten, as a process started from scratch imports
+it; the suite's modules and conftests and the catalog are each run's own.
 
 Requests come on stdin, one JSON object a line: ``{"args": [...], "env": {...},
 "cwd": "...", "stdout": "file", "stderr": "file", "pid": "file"}``; each answer is
@@ -25,8 +26,11 @@ import json
 import os
 import sys
 import traceback
+from importlib.metadata import entry_points
 from typing import Any
 
+import _pytest.assertion
+import _pytest.assertion.rewrite
 import _pytest.config
 import pytest
 
@@ -44,7 +48,8 @@ for _name in PRELOADED:
 
 def _rewritten_names() -> set[str]:
     """The modules pytest rewrites because a distribution registers a pytest
-    plugin (``pytest11``): none may be imported before a run starts."""
+    plugin (``pytest11``): each imported here must be imported as a run's
+    pytest would, under its assertion-rewriting hook."""
     from importlib.metadata import distributions
 
     names: set[str] = set()
@@ -55,9 +60,56 @@ def _rewritten_names() -> set[str]:
     return names
 
 
-_early = sorted(name for name in _rewritten_names()
-                if name in sys.modules or any(m.startswith(name + ".") for m in sys.modules))
-assert not _early, f"imported before pytest could rewrite them: {_early}"
+#: Plugins the runs turn off (``-p no:NAME``): not imported here either.
+_TURNED_OFF = frozenset({"randomly", "cacheprovider"})
+#: What every run imports after its plugins, from their distributions:
+#: Hypothesis (its plugin imports it when the run is configured), the
+#: reference (the mutant catalog imports it and then patches it), the fake
+#: host and what the kit's plugin imports only once a run needs it.
+_RUNS_IMPORT = (
+    "hypothesis", "hypothesis.strategies", "dsh_reference.implementation",
+    "pytest_dsh.fake_host.driver", "pytest_dsh.driving.stable_repr",
+    "pytest_dsh.driving.value_shapes", "pytest_dsh.pytest_plugin.gc_baseline",
+    "pytest_dsh.pytest_plugin.replay_groups", "pytest_dsh.pytest_plugin.reporting.raised",
+    "pytest_dsh.pytest_plugin.requirement_skips", "pytest_dsh.pytest_plugin.stable_set_diffs",
+)
+
+
+def _preload_plugins(rewritten: set[str]) -> None:
+    """Import every plugin a run loads from its distribution (``pytest11``)
+    and ``_RUNS_IMPORT``, under pytest's own assertion-rewriting hook: each run
+    then finds them imported and rewritten (pytest warns about a plugin
+    module only when no rewriting hook loaded it)."""
+    config = _pytest.config.get_config([])
+    hook = _pytest.assertion.install_importhook(config)
+    hook.mark_rewrite(*rewritten)
+    try:
+        for entry in entry_points(group="pytest11"):
+            if entry.name not in _TURNED_OFF:
+                entry.load()
+        for name in _RUNS_IMPORT:
+            importlib.import_module(name)
+    finally:
+        config._ensure_unconfigure()  # takes the hook off sys.meta_path
+
+
+def _unrewritten(rewritten: set[str]) -> list[str]:
+    """Source modules of ``rewritten`` that no assertion-rewriting hook loaded."""
+    return sorted(
+        name for name, module in list(sys.modules.items())
+        if any(name == top or name.startswith(top + ".") for top in rewritten)
+        and str(getattr(module, "__file__", None)).endswith(".py")  # not a C extension
+        and not isinstance(getattr(module, "__loader__", None),
+                           _pytest.assertion.rewrite.AssertionRewritingHook)
+    )
+
+
+_REWRITTEN = _rewritten_names()
+_early = _unrewritten(_REWRITTEN)
+assert not _early, f"imported before pytest's hook could rewrite them: {_early}"
+_preload_plugins(_REWRITTEN)
+_late = _unrewritten(_REWRITTEN)
+assert not _late, f"imported without pytest's rewriting: {_late}"
 
 
 def _run(request: dict[str, Any]) -> int:
@@ -81,7 +133,7 @@ def _run(request: dict[str, Any]) -> int:
                 os.dup2(out, fd)
                 os.close(out)
             sys.argv = ["pytest", *request["args"]]
-            code = int(pytest.console_main())
+            code = int(pytest.main(request["args"]))
         except BaseException:  # anything, reported as a crashed process would be
             traceback.print_exc()
         finally:
