@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 import json
 import re
+from typing import Any
 
 import jsonschema
 import kit_child_processes as children
@@ -151,11 +152,13 @@ def test_worker_count_and_test_order_change_no_example(flaky, monkeypatch):
 def test_the_same_package_gets_the_same_seed_and_outcomes_in_fresh_processes(
     flaky, monkeypatch
 ):
-    # Its verdict does depend on the examples: two given seeds disagree.
-    verdicts = {
-        seed: _run(flaky, f"--hypothesis-seed={seed}", selection=FLAKY_TEST)[1]
-        for seed in range(1, 7)
-    }
+    # Its verdict does depend on the examples: two of the first six given
+    # seeds disagree (the runs stop at the first that differs from seed 1's).
+    verdicts: dict[int, Any] = {}
+    for seed in range(1, 7):
+        verdicts[seed] = _run(flaky, f"--hypothesis-seed={seed}", selection=FLAKY_TEST)[1]
+        if len({json.dumps(v, sort_keys=True) for v in verdicts.values()}) == 2:
+            break
     assert len({json.dumps(v, sort_keys=True) for v in verdicts.values()}) == 2, verdicts
 
     monkeypatch.setenv("SEEN_FILE", "first.txt")
