@@ -88,8 +88,11 @@ conformance-official: $(STAMP) $(BRIDGE_STAMP)
 # The jobs are independent: on two cores they run side by side, longest first,
 # each one's output printed whole when it ends (--output-sync). lint and
 # typecheck (mypy on a clean clone: about 10 s of one core) share the pool
-# rather than run before it, which would leave the other core idle.
-test: $(STAMP) $(BRIDGE_STAMP)
+# rather than run before it, which would leave the other core idle. The
+# set-up is the pool's too: npm ci for the bridge (mostly waiting on the
+# registry) runs beside the kit's pip install, and the mutants start once
+# the kit is installed.
+test:
 	$(MAKE) --no-print-directory -j2 --output-sync=target CONFORMANCE_WORKERS=1 unit mutants conformance-official conformance typecheck lint
 
 clean:
