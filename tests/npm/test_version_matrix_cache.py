@@ -300,6 +300,14 @@ def test_a_signal_the_matrix_was_started_with_ignored_does_not_stop_it(tmp_path,
         matrix.wait()
 
 
+def _next(lines: queue.Queue[str], timeout: float, otherwise: str) -> str:
+    """The cell's next line ("" once it has died), or a failure saying ``otherwise``."""
+    try:
+        return lines.get(timeout=timeout)
+    except queue.Empty:
+        pytest.fail(f"{otherwise} within {timeout:g} s", pytrace=False)
+
+
 @pytest.mark.skipif(not hasattr(os, "pidfd_open") or not hasattr(os, "mkfifo"),
                     reason="needs os.pidfd_open and FIFOs (Linux)")
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
@@ -319,19 +327,20 @@ def test_a_second_signal_does_not_cut_the_ending_of_the_cell_short(tmp_path, sig
     threading.Thread(target=read, daemon=True).start()
     pids: list[int] = []
     try:
-        pids += [int(pid) for pid in lines.get(timeout=60).split()]
+        pids += [int(pid) for pid in _next(lines, 60, "the cell's pytest never started").split()]
         matrix.send_signal(sig)
-        assert lines.get(timeout=30) == "TERM\n", "the matrix did not end its cell"
+        said = _next(lines, 30, "the cell said nothing")
+        assert said == "TERM\n", f"the matrix did not end its cell: {said!r}"
         matrix.send_signal(sig)  # while the matrix waits out the grace
         try:
             _, stderr = matrix.communicate(timeout=children.child_timeout(60))
         except subprocess.TimeoutExpired:
             pytest.fail(f"the matrix did not end after {sig.name}: "
                         f"{children.signal_state(matrix.pid)}", pytrace=False)
-        said = list(iter(lambda: lines.get(timeout=30), ""))  # up to the cell's death
+        again = list(iter(lambda: _next(lines, 30, "the cell outlived the matrix"), ""))
         assert matrix.returncode == 128 + sig, stderr
         assert f"stopped by {sig.name}" in stderr and "Traceback" not in stderr, stderr
-        assert said == [], f"the cell was sent SIGTERM again: {said}"
+        assert again == [], f"the cell was sent SIGTERM again: {again}"
         assert all(_wait_gone(pid, 30) for pid in pids), "the cell's processes outlived it"
     finally:
         for pid in [matrix.pid, *pids]:
