@@ -15,6 +15,7 @@ import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -245,6 +246,33 @@ def _read_fifo(path: Path, timeout: float) -> str:
     return found[0]
 
 
+def _assert_stopped_by(matrix: subprocess.Popen[str], sig: signal.Signals,
+                       pids: list[int]) -> None:
+    """The matrix ends, exits 128 + ``sig`` and names it, and its cell's
+    processes are gone."""
+    __tracebackhide__ = True
+    try:
+        _, stderr = matrix.communicate(timeout=children.child_timeout(60))
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"the matrix did not end after {sig.name}: "
+                    f"{children.signal_state(matrix.pid)}", pytrace=False)
+    assert matrix.returncode == 128 + sig, stderr
+    assert f"stopped by {sig.name}" in stderr and "Traceback" not in stderr, stderr
+    assert all(_wait_gone(pid, 30) for pid in pids), "the cell's processes outlived it"
+
+
+@contextlib.contextmanager
+def _killed_afterwards(matrix: subprocess.Popen[str], pids: list[int]) -> Iterator[None]:
+    """Whatever the test found, nothing it started outlives it."""
+    try:
+        yield
+    finally:
+        for pid in [matrix.pid, *pids]:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        matrix.wait()
+
+
 @pytest.mark.skipif(not hasattr(os, "pidfd_open") or not hasattr(os, "mkfifo"),
                     reason="needs os.pidfd_open and FIFOs (Linux)")
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP],
@@ -253,22 +281,10 @@ def test_a_stopped_matrix_ends_its_cells_pytest_and_what_that_started(tmp_path, 
     matrix, gate = _start_matrix(tmp_path, sig, "default")  # as from a terminal
     out = tmp_path / "out"
     pids: list[int] = []
-    try:
+    with _killed_afterwards(matrix, pids):
         pids += [int(pid) for pid in _read_fifo(gate, 60).split()]
         matrix.send_signal(sig)
-        try:
-            _, stderr = matrix.communicate(timeout=children.child_timeout(60))
-        except subprocess.TimeoutExpired:
-            pytest.fail(f"the matrix did not end after {sig.name}: "
-                        f"{children.signal_state(matrix.pid)}", pytrace=False)
-        assert matrix.returncode == 128 + sig, stderr
-        assert f"stopped by {sig.name}" in stderr and "Traceback" not in stderr, stderr
-        assert all(_wait_gone(pid, 30) for pid in pids), "the cell's processes outlived it"
-    finally:
-        for pid in [matrix.pid, *pids]:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-        matrix.wait()
+        _assert_stopped_by(matrix, sig, pids)
     assert not (out / "cells" / CELL.folder_name / "cell.json").exists(), "runs again next time"
 
 
@@ -281,23 +297,11 @@ def test_a_signal_the_matrix_was_started_with_ignored_does_not_stop_it(tmp_path,
     # 128 + it; SIGTERM then stops the matrix that did not.
     matrix, gate = _start_matrix(tmp_path, ignored, "ignored")
     pids: list[int] = []
-    try:
+    with _killed_afterwards(matrix, pids):
         pids += [int(pid) for pid in _read_fifo(gate, 60).split()]
         matrix.send_signal(ignored)
         matrix.send_signal(signal.SIGTERM)
-        try:
-            _, stderr = matrix.communicate(timeout=children.child_timeout(60))
-        except subprocess.TimeoutExpired:
-            pytest.fail(f"the matrix did not end after SIGTERM: "
-                        f"{children.signal_state(matrix.pid)}", pytrace=False)
-        assert matrix.returncode == 128 + signal.SIGTERM, stderr
-        assert "stopped by SIGTERM" in stderr and "Traceback" not in stderr, stderr
-        assert all(_wait_gone(pid, 30) for pid in pids), "the cell's processes outlived it"
-    finally:
-        for pid in [matrix.pid, *pids]:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-        matrix.wait()
+        _assert_stopped_by(matrix, signal.SIGTERM, pids)
 
 
 def _next(lines: queue.Queue[str], timeout: float, otherwise: str) -> str:
@@ -326,24 +330,12 @@ def test_a_second_signal_does_not_cut_the_ending_of_the_cell_short(tmp_path, sig
 
     threading.Thread(target=read, daemon=True).start()
     pids: list[int] = []
-    try:
+    with _killed_afterwards(matrix, pids):
         pids += [int(pid) for pid in _next(lines, 60, "the cell's pytest never started").split()]
         matrix.send_signal(sig)
         said = _next(lines, 30, "the cell said nothing")
         assert said == "TERM\n", f"the matrix did not end its cell: {said!r}"
         matrix.send_signal(sig)  # while the matrix waits out the grace
-        try:
-            _, stderr = matrix.communicate(timeout=children.child_timeout(60))
-        except subprocess.TimeoutExpired:
-            pytest.fail(f"the matrix did not end after {sig.name}: "
-                        f"{children.signal_state(matrix.pid)}", pytrace=False)
+        _assert_stopped_by(matrix, sig, pids)
         again = list(iter(lambda: _next(lines, 30, "the cell outlived the matrix"), ""))
-        assert matrix.returncode == 128 + sig, stderr
-        assert f"stopped by {sig.name}" in stderr and "Traceback" not in stderr, stderr
         assert again == [], f"the cell was sent SIGTERM again: {again}"
-        assert all(_wait_gone(pid, 30) for pid in pids), "the cell's processes outlived it"
-    finally:
-        for pid in [matrix.pid, *pids]:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-        matrix.wait()
