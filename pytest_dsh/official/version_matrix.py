@@ -645,11 +645,12 @@ def _stop_on_signals() -> Iterator[None]:
     SIGINT: ``nohup`` ignores SIGHUP so that a long matrix outlives its
     terminal, and a shell without job control starts a background command
     with SIGINT ignored. SIGINT is taken only from Python's default handler."""
-    stopping: list[int] = []
+    stopping = False
 
     def stop(signum: int, frame: FrameType | None) -> None:
+        nonlocal stopping
         if not stopping:
-            stopping.append(signum)
+            stopping = True
             raise _Stopped(signum)
 
     previous = {}
