@@ -60,8 +60,9 @@ def _rewritten_names() -> set[str]:
     return names
 
 
-#: Plugins the runs turn off (``-p no:NAME``): not imported here either.
-_TURNED_OFF = frozenset({"randomly", "cacheprovider"})
+#: Plugins of distributions that the runs turn off (``-p no:randomly``): not
+#: imported here either.
+_TURNED_OFF = frozenset({"randomly"})
 #: What every run imports after its plugins, from their distributions:
 #: Hypothesis (its plugin imports it when the run is configured), the
 #: reference (the mutant catalog imports it and then patches it), the fake
