@@ -36,11 +36,12 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from interpreter import interpreter
+from machine_share import cpu_times, others_and_steal
 
 from pytest_dsh import TZDATA_VERSION, __version__
 from pytest_dsh.contract import SessionEvent
@@ -316,17 +317,43 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def suite_seconds(impl: str, *extra: str,
-                  package: str = "dsh_conformance") -> tuple[float, float, str]:
-    """Wall and CPU (user + sys) seconds of one pytest run, and its summary line."""
+@dataclass(frozen=True)
+class SuiteRun:
+    """One pytest run of a suites row: its wall and CPU time (user + sys of the
+    process and what it waited for), what the rest of the machine used and the
+    hypervisor stole meanwhile (machine_share), and pytest's summary line."""
+
+    wall_s: float
+    cpu_s: float
+    others: str
+    steal: str
+    summary: str
+
+    def row(self, label: str) -> list[str]:
+        return [label, f"{self.wall_s:.1f}", f"{self.cpu_s:.1f}", self.others, self.steal,
+                self.summary]
+
+
+def timed_run(command: list[str], cwd: str) -> tuple[SuiteRun, str]:
+    """``command`` run to its end in ``cwd``, timed; and its standard output."""
+    machine_before, cpu = cpu_times(), _children_cpu()
+    began = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, check=False, cwd=cwd)
+    elapsed, cpu = time.perf_counter() - began, _children_cpu() - cpu
+    others, steal = others_and_steal(machine_before, cpu_times(), cpu)
+    summary = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else done.stderr
+    return SuiteRun(elapsed, cpu, others, steal, summary.strip("= ")), done.stdout
+
+
+def suite_seconds(impl: str, *extra: str, package: str = "dsh_conformance") -> SuiteRun:
+    """One pytest run of ``package``, from an empty folder as a user runs it:
+    the checkout's own pytest configuration (its plugins and import mode, for
+    the kit's tests) is not a user's, and cost about 0.5 s a run."""
     command = [sys.executable, "-m", "pytest", "--pyargs", package,
                f"--dsh-impl={impl}", "-q", "-p", "no:randomly", "-p", "no:cacheprovider",
                *extra]
-    began, cpu = time.perf_counter(), _children_cpu()
-    done = subprocess.run(command, capture_output=True, text=True, check=False, cwd=ROOT)
-    elapsed, cpu = time.perf_counter() - began, _children_cpu() - cpu
-    summary = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else done.stderr
-    return elapsed, cpu, summary.strip("= ")
+    with tempfile.TemporaryDirectory(prefix="dsh-bench-") as scratch:
+        return timed_run(command, scratch)[0]
 
 
 def npm_author_run(workers: int) -> list[str]:
@@ -345,13 +372,11 @@ def npm_author_run(workers: int) -> list[str]:
     # In a scratch folder: dsh-conformance writes its reports to ./dsh-report.
     with tempfile.TemporaryDirectory(prefix="dsh-bench-") as scratch:
         subprocess.run(command, capture_output=True, check=False, cwd=scratch)  # warm the cache
-        began, cpu = time.perf_counter(), _children_cpu()
-        done = subprocess.run(command, capture_output=True, text=True, check=False, cwd=scratch)
-        elapsed, cpu = time.perf_counter() - began, _children_cpu() - cpu
-    lines = done.stdout.count("\n")
-    verdict = next((line for line in reversed(done.stdout.splitlines()) if line.strip()), "")
-    return [f"npm author's full run, official schedule package, {workers} workers",
-            f"{elapsed:.1f}", f"{cpu:.1f}", f"{lines:,} lines printed; {verdict.strip()}"]
+        run, stdout = timed_run(command, scratch)
+    lines = stdout.count("\n")
+    verdict = next((line for line in reversed(stdout.splitlines()) if line.strip()), "")
+    label = f"npm author's full run, official schedule package, {workers} workers"
+    return replace(run, summary=f"{lines:,} lines printed; {verdict.strip()}").row(label)
 
 
 # -- report ------------------------------------------------------------------------------
@@ -498,22 +523,20 @@ def _run(options: argparse.Namespace) -> None:
             spreads.append((f"{workers} workers", ("-n", str(workers))))
         for impl in impls:
             for label, extra in spreads:
-                elapsed, cpu, summary = suite_seconds(impl, *extra)
-                yield [f"conformance suite, {impl}, {label}", f"{elapsed:.1f}", f"{cpu:.1f}",
-                       summary]
+                yield suite_seconds(impl, *extra).row(f"conformance suite, {impl}, {label}")
         # The full DST tables of both builds, side by side (each in one process).
         dst_impls = [impl for impl in impls
                      if impl == "reference" or not options.no_official_dst]
         for impl in dst_impls:
             for label, extra in spreads if impl == "reference" else spreads[:1]:
-                elapsed, cpu, summary = suite_seconds(impl, "--dsh-dst-table=full", *extra,
-                                                      package="dsh_conformance.dst")
-                yield [f"full DST table, {impl}, {label}", f"{elapsed:.1f}", f"{cpu:.1f}",
-                       summary]
+                run = suite_seconds(impl, "--dsh-dst-table=full", *extra,
+                                    package="dsh_conformance.dst")
+                yield run.row(f"full DST table, {impl}, {label}")
         if "official" in impls and not options.no_npm_run:
             yield npm_author_run(workers)
 
-    table(["run", "wall s", "CPU s (user + sys)", "pytest summary"], suites())
+    table(["run", "wall s", "CPU s (user + sys)", "the rest of the machine, CPU s", "steal s",
+           "pytest summary"], suites())
 
 
 if __name__ == "__main__":
