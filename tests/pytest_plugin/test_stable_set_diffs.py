@@ -7,8 +7,12 @@ outside the suite keep pytest's explanation."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import os
+import sys
 import textwrap
+from typing import NamedTuple
 
 import kit_child_processes as children
 
@@ -91,3 +95,69 @@ def test_the_stable_repr_sorts_sets_wherever_they_sit():
         "{'b': [frozenset({'x', 'y'}), ({'p', 'q'},)], 'a': set(), 3: frozenset()}")
     plain = {"k": [1, (2, 3), "s", None, 1.5]}
     assert stable_repr(plain) == repr(plain)
+
+
+@dataclasses.dataclass
+class _Observed:
+    names: set[str]
+    hidden: set[str] = dataclasses.field(default_factory=set, repr=False)
+
+
+class _Pair(NamedTuple):
+    codes: frozenset[str]
+    count: int
+
+
+class _Names(set[str]):
+    """Keeps set's repr: ``_Names({...})``."""
+
+
+class _OwnRepr(set[str]):
+    def __repr__(self) -> str:
+        return "own:" + ",".join(self)
+
+
+def test_sets_inside_dataclasses_named_tuples_and_subclasses_are_sorted_too():
+    assert stable_repr(_Observed({"c", "a", "b"}, {"z"})) == "_Observed(names={'a', 'b', 'c'})"
+    assert stable_repr(_Pair(frozenset({"y", "x"}), 2)) == (
+        "_Pair(codes=frozenset({'x', 'y'}), count=2)")
+    assert stable_repr(_Names({"q", "p"})) == "_Names({'p', 'q'})"
+    assert stable_repr(_Names()) == "_Names()"
+    assert stable_repr([_Observed({"e", "d"})]) == "[_Observed(names={'d', 'e'})]"
+    # A set subclass explained by the hook reads as its stable repr, sorted alike.
+    assert explain("==", _Names({"b", "a"}), {"a"})[0] == "_Names({'a', 'b'}) == {'a'}"
+
+
+def test_a_class_with_a_repr_of_its_own_keeps_it():
+    own = _OwnRepr({"only"})
+    assert stable_repr(own) == "own:only"
+
+    @dataclasses.dataclass
+    class Custom:
+        names: set[str]
+
+        def __repr__(self) -> str:
+            return "custom"
+
+    assert stable_repr(Custom({"b", "a"})) == "custom"
+
+
+def test_the_stable_repr_is_the_same_under_every_hash_seed():
+    script = textwrap.dedent(
+        """
+        import dataclasses
+        from pytest_dsh.driving.stable_repr import stable_repr
+
+        @dataclasses.dataclass
+        class Seen:
+            names: set
+
+        print(stable_repr([Seen({f"name-{n}" for n in range(12)})]))
+        """
+    )
+    outputs = {
+        children.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                     env={**os.environ, "PYTHONHASHSEED": seed}).stdout
+        for seed in ("1", "2", "3")
+    }
+    assert len(outputs) == 1, outputs
