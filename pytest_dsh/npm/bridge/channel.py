@@ -248,9 +248,6 @@ class BridgeChannel:
             self._failure = f"{reason}; the bridge process was stopped"
         self._transport.stop()
 
-    def kill(self) -> None:
-        self._transport.stop()
-
     def close(self) -> None:
         """End the other side (idempotent; safe after a protocol failure)."""
         self._transport.close()
