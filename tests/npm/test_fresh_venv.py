@@ -9,6 +9,7 @@ the README sentences are checked by the suite these runs execute."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import re
 import shutil
@@ -79,18 +80,34 @@ def _installed_kit_wheel() -> Path | None:
     return Path(named) if shipped and shipped <= _record(installed) else None
 
 
+def _checkout_wheel(shared: Path) -> Path:
+    """A wheel of the checkout, built once for the whole run. pytest-xdist
+    runs this module's fixture on each worker that takes one of its tests;
+    two builds of one checkout at once collide in its build folder (one
+    fails), so the first worker builds it under a lock and the others reuse it."""
+    dist = shared / "checkout-wheel"
+    with (shared / "checkout-wheel.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        built = sorted(dist.glob("pytest_dsh-*.whl"))
+        if not built:
+            children.run(
+                [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w",
+                 str(dist), str(REPO)],
+                check=True, capture_output=True, timeout=600,
+            )
+            built = sorted(dist.glob("pytest_dsh-*.whl"))
+    return built[-1]
+
+
 @pytest.fixture(scope="module")
 def venv(tmp_path_factory, kit) -> Venv:
     kit.require_npm()
     root = tmp_path_factory.mktemp("fresh")
-    wheel = _installed_kit_wheel()
-    if wheel is None:
-        children.run(
-            [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w",
-             str(root / "dist"), str(REPO)],
-            check=True, capture_output=True, timeout=600,
-        )
-        wheel = next((root / "dist").glob("pytest_dsh-*.whl"))
+    # Under pytest-xdist each worker's base temp folder sits in one folder of
+    # the run, shared by the workers; without it the base folder is the run's.
+    base = tmp_path_factory.getbasetemp()
+    run_folder = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    wheel = _installed_kit_wheel() or _checkout_wheel(run_folder)
     children.run([sys.executable, "-m", "venv", str(root / "venv")], check=True, timeout=300)
     children.run(
         [str(root / "venv" / "bin" / "python"), "-m", "pip", "install", "--quiet",
