@@ -65,6 +65,7 @@ from pytest_dsh.driving.trace import TraceEntry
 from pytest_dsh.errors import HostStuckError
 from pytest_dsh.fake_host.agent import FakeAgent
 from pytest_dsh.fake_host.host import FakeHost
+from pytest_dsh.fake_host.plain_arguments import plain_copy
 from pytest_dsh.fake_host.session import MESSAGE_EVENT_TYPES
 from pytest_dsh.fake_host.tools import AbortSignal, ToolCallContext
 
@@ -292,21 +293,28 @@ class PythonAgentDriver:
         return ToolCallDescription(_execution_mode(tool, arguments), _call_card(tool, arguments))
 
     def call_tool(self, name: str, arguments: Any, *, aborted: bool = False) -> ToolOutcome:
-        refused = argument_error(arguments)  # before copying what may not copy
-        if refused is not None:
-            return refused
+        # Plain arguments: checked, copied and judged lossless in one walk.
+        walked = plain_copy(arguments)
+        lossless: bool | None = None
+        if walked is not None:
+            (copied, lossless), plain = walked, True
+        else:
+            refused = argument_error(arguments)  # before copying what may not copy
+            if refused is not None:
+                return refused
+            # A plain copy of arguments argument_error accepted is accepted too.
+            copied, plain = _copy_arguments_plain(arguments)
         signal = AbortSignal()
         if aborted:
             signal.abort()
         # The registry itself, as the agent's execute_tool(registry=False)
-        # runs it (the handler's own value), without one more coroutine; a
-        # plain copy of arguments argument_error accepted is accepted too.
-        copied, plain = _copy_arguments_plain(arguments)
+        # runs it (the handler's own value), without one more coroutine.
         call = self.agent.tools.execute(
             name,
             copied,
             ToolCallContext(self.agent, signal, f"direct-{next(_direct_calls)}"),
             vetted=plain,
+            lossless=lossless,
         )
         return self._host.host.run_to_completion(call)
 

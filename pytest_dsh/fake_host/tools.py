@@ -197,11 +197,19 @@ class AgentToolRegistry:
             self._mark(index, "dropped")
 
     async def execute(
-        self, name: str, arguments: Any, call: ToolCallContext, *, vetted: bool = False
+        self,
+        name: str,
+        arguments: Any,
+        call: ToolCallContext,
+        *,
+        vetted: bool = False,
+        lossless: bool | None = None,
     ) -> ToolOutcome:
         """Run tool ``name`` as DSH's registry does. ``vetted``: the caller
         already had ``argument_error`` accept ``arguments`` (or a plain copy of
-        them, which it judges alike), so it is not asked again."""
+        them, which it judges alike), so it is not asked again. ``lossless``:
+        the caller's answer of ``losslessly_serializable(arguments)``, when it
+        has one (None: asked here)."""
         tool = self._tools.get(name)
         if tool is None:
             known = ", ".join(self._tools) or "none"
@@ -210,7 +218,7 @@ class AgentToolRegistry:
             refused = argument_error(arguments)
             if refused is not None:
                 return refused
-        if not losslessly_serializable(arguments):
+        if not (losslessly_serializable(arguments) if lossless is None else lossless):
             # As DSH's registry: its lossless snapshot of the arguments fails first.
             return host_error(NOT_LOSSLESS)
         arguments_validator, output_validator = self._validators[name]
