@@ -1,6 +1,12 @@
 """The fake host's copy of direct tool-call arguments is ``copy.deepcopy``'s
 result, made faster for plain JSON (a performance change: the copy keeps a
-plugin's edits to its arguments away from the caller's value, and back)."""
+plugin's edits to its arguments away from the caller's value, and back).
+
+The one walk for plain arguments (``fake_host.plain_arguments``) answers
+exactly what the three walks it replaces answer: ``argument_error`` accepts
+the value, the copy is ``copy.deepcopy``'s, and ``lossless`` is
+``losslessly_serializable``'s verdict; anything it declines goes to the three
+walks, so the host's answers to a call do not move."""
 
 from __future__ import annotations
 
@@ -9,8 +15,10 @@ import copy
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pytest_dsh.driving.json_limits import MAX_JSON_DEPTH, losslessly_serializable
 from pytest_dsh.driving.tool_outcomes import argument_error
 from pytest_dsh.fake_host.driver import _copy_arguments, _copy_arguments_plain
+from pytest_dsh.fake_host.plain_arguments import plain_copy
 
 
 class _Text(str):
@@ -25,16 +33,37 @@ _SCALARS = (
     | st.text(max_size=3)
     | st.builds(_Text, st.text(max_size=3))
 )
-_VALUES = st.recursive(
-    _SCALARS,
+class _Mapping(dict):
+    pass
+
+
+def _json_like(scalars, more=lambda inner: st.nothing()):
+    """Nested lists, tuples and dicts of ``scalars``, and whatever ``more``
+    builds of them."""
+    return st.recursive(
+        scalars,
+        lambda inner: (
+            st.lists(inner, max_size=3)
+            | st.lists(inner, max_size=3).map(tuple)
+            | st.dictionaries(
+                st.text(max_size=3) | st.builds(_Text, st.text(max_size=2)), inner, max_size=3
+            )
+            | more(inner)
+        ),
+        max_leaves=12,
+    )
+
+
+_VALUES = _json_like(_SCALARS)
+#: Also what only the host's separate checks may judge: NaN, the infinities
+#: and -0.0, integers about as wide as a JSON number, dict subclasses, keys
+#: that are not strings.
+_WIDER_VALUES = _json_like(
+    _SCALARS | st.floats() | st.integers(min_value=2**1020, max_value=2**1030),
     lambda inner: (
-        st.lists(inner, max_size=3)
-        | st.lists(inner, max_size=3).map(tuple)
-        | st.dictionaries(
-            st.text(max_size=3) | st.builds(_Text, st.text(max_size=2)), inner, max_size=3
-        )
+        st.dictionaries(st.text(max_size=3), inner, max_size=2).map(_Mapping)
+        | st.dictionaries(st.integers(0, 3), inner, max_size=2)
     ),
-    max_leaves=12,
 )
 
 
@@ -87,3 +116,59 @@ def test_a_copy_is_called_plain_exactly_when_the_value_is_plain(value):
     assert plain is _plain(arguments)
     if plain:
         assert argument_error(copied) == argument_error(arguments)
+
+
+def _within_limits(value, depth: int = 0) -> bool:
+    """Built of exact dicts (string keys), lists and JSON scalars, an integer
+    no wider than a JSON number, nested less deep than the host's limit."""
+    if type(value) is dict:
+        return depth < MAX_JSON_DEPTH and all(
+            type(k) is str and _within_limits(v, depth + 1) for k, v in value.items())
+    if type(value) is list:
+        return depth < MAX_JSON_DEPTH and all(_within_limits(v, depth + 1) for v in value)
+    if type(value) is int:
+        return value.bit_length() <= 1024
+    return type(value) in (str, float, bool, type(None))
+
+
+@given(_WIDER_VALUES)
+def test_the_one_walk_answers_what_the_three_walks_answer(value):
+    arguments = {"a": value}
+    walked = plain_copy(arguments)
+    assert (walked is not None) == _within_limits(arguments), walked
+    if walked is not None:
+        copied, lossless = walked
+        assert argument_error(arguments) is None
+        # Floats compare by identity here (the copy keeps them), so NaN and -0.0 count too.
+        assert _shape(copied, {}) == _shape(copy.deepcopy(arguments), {})
+        _assert_fresh(arguments, copied)
+        assert lossless == losslessly_serializable(arguments)
+
+
+def test_plain_json_takes_the_one_walk():
+    arguments = {"prompt": "tick", "at": {"date": "2027-03-28", "time": "02:30"},
+                 "n": [1, 2.5, None, True]}
+    assert plain_copy(arguments) == (arguments, True)
+    assert plain_copy({"x": [-0.0]}) == ({"x": [-0.0]}, False)
+    assert plain_copy({"x": float("nan")})[1] is False  # type: ignore[index]
+
+
+def test_what_the_three_walks_must_judge_is_declined():
+    shared = [1]
+    cyclic: list = []
+    cyclic.append(cyclic)
+    deep: list = []
+    for _ in range(MAX_JSON_DEPTH):
+        deep = [deep]
+    for declined in (
+        {"a": shared, "b": shared},  # kept shared by deepcopy
+        cyclic,  # a cycle: too deep for the host
+        deep,  # nested to the limit
+        {1: "key"},  # not a string key
+        {"a": (1, 2)},  # a tuple: no JSON array's type
+        {"a": _Text("x")},  # a str subclass
+        _Mapping(a=1),  # a dict subclass
+        {"a": 2**1100},  # wider than a JSON number
+    ):
+        assert plain_copy(declined) is None, declined
+    assert plain_copy(deep[0]) is not None  # one level less is plain
