@@ -220,6 +220,13 @@ def _start_matrix(tmp_path: Path, sig: signal.Signals, disposition: str,
     return matrix, gate
 
 
+#: The stopped-matrix tests wait on pids (pidfd) and talk through FIFOs.
+_NEEDS_PIDFD_AND_FIFOS = pytest.mark.skipif(
+    not hasattr(os, "pidfd_open") or not hasattr(os, "mkfifo"),
+    reason="needs os.pidfd_open and FIFOs (Linux)",
+)
+
+
 def _wait_gone(pid: int, timeout: float) -> bool:
     """Whether ``pid`` (not our child) exits within ``timeout`` (pidfd: no polling)."""
     try:
@@ -273,8 +280,7 @@ def _killed_afterwards(matrix: subprocess.Popen[str], pids: list[int]) -> Iterat
         matrix.wait()
 
 
-@pytest.mark.skipif(not hasattr(os, "pidfd_open") or not hasattr(os, "mkfifo"),
-                    reason="needs os.pidfd_open and FIFOs (Linux)")
+@_NEEDS_PIDFD_AND_FIFOS
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP],
                          ids=["SIGTERM", "SIGINT", "SIGHUP"])
 def test_a_stopped_matrix_ends_its_cells_pytest_and_what_that_started(tmp_path, sig):
@@ -288,8 +294,7 @@ def test_a_stopped_matrix_ends_its_cells_pytest_and_what_that_started(tmp_path, 
     assert not (out / "cells" / CELL.folder_name / "cell.json").exists(), "runs again next time"
 
 
-@pytest.mark.skipif(not hasattr(os, "pidfd_open") or not hasattr(os, "mkfifo"),
-                    reason="needs os.pidfd_open and FIFOs (Linux)")
+@_NEEDS_PIDFD_AND_FIFOS
 @pytest.mark.parametrize("ignored", [signal.SIGINT, signal.SIGHUP], ids=["SIGINT", "SIGHUP"])
 def test_a_signal_the_matrix_was_started_with_ignored_does_not_stop_it(tmp_path, ignored):
     # nohup ignores SIGHUP so that a matrix outlives its terminal. The ignored
@@ -312,8 +317,7 @@ def _next(lines: queue.Queue[str], timeout: float, otherwise: str) -> str:
         pytest.fail(f"{otherwise} within {timeout:g} s", pytrace=False)
 
 
-@pytest.mark.skipif(not hasattr(os, "pidfd_open") or not hasattr(os, "mkfifo"),
-                    reason="needs os.pidfd_open and FIFOs (Linux)")
+@_NEEDS_PIDFD_AND_FIFOS
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
 def test_a_second_signal_does_not_cut_the_ending_of_the_cell_short(tmp_path, sig):
     # Ctrl-C pressed twice: the second press comes while the matrix waits for
