@@ -31,12 +31,15 @@ class CpuTimes(NamedTuple):
 
 def parse_cpu_line(stat_text: str, ticks_per_second: float) -> CpuTimes | None:
     """The aggregate ``cpu`` line of a ``/proc/stat`` text, in seconds; None
-    when the text has no such line. Guest time is already inside user time
-    (the kernel counts it in both), so it is not added again."""
+    when the text has no such line, or one that is not counters. Guest time
+    is already inside user time (the kernel counts it in both), so it is not
+    added again."""
     for line in stat_text.splitlines():
         fields = line.split()
         if not fields or fields[0] != "cpu":
             continue
+        if not all(field.isdigit() for field in fields[1:]):
+            return None
         values = [int(field) for field in fields[1:]]
         values += [0] * (8 - len(values))  # older kernels stop before steal
         user, nice, system, _idle, _iowait, irq, softirq, steal = values[:8]

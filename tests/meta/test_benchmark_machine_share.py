@@ -29,6 +29,10 @@ def test_a_text_without_the_aggregate_line_gives_nothing(machine_share):
     assert machine_share.parse_cpu_line("cpu0 1 2 3 4\nintr 5\n", 100) is None
 
 
+def test_an_aggregate_line_that_is_not_counters_gives_nothing(machine_share):
+    assert machine_share.parse_cpu_line("cpu  100 x 50 900\n", 100) is None
+
+
 def test_the_rest_of_the_machine_is_its_busy_time_less_the_rows_own(machine_share):
     before, after = machine_share.CpuTimes(100.0, 2.0), machine_share.CpuTimes(130.0, 2.5)
     assert machine_share.others_and_steal(before, after, 18.0) == ("12.0", "0.5")
