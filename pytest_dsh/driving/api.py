@@ -45,9 +45,11 @@ __all__ = [
     "WatcherCall",
     "WatcherMode",
     "WatcherOrder",
+    "agent_repr",
     "check_action_point",
     "check_envelope",
     "check_event_start",
+    "host_repr",
 ]
 
 #: The range of a JavaScript ``Date``: 100,000,000 days either side of the epoch.
@@ -349,3 +351,16 @@ def check_event_start(start: object) -> int:
     if type(start) is not int or start < 0:
         raise ValueError(f"events(start=...) takes an index >= 0, not {start!r}")
     return start
+
+
+def agent_repr(agent: AgentDriver) -> str:
+    """An agent driver's repr, the same on both hosts and with no memory
+    address: a failing Hypothesis example prints its fixtures, and the same
+    failure must read the same in every run."""
+    return f"{type(agent).__name__}(id={agent.id!r}, session_id={agent.session_id!r})"
+
+
+def host_repr(host: HostDriver) -> str:
+    """A host driver's repr, as :func:`agent_repr`."""
+    return (f"{type(host).__name__}(implementation={host.implementation_name!r}, "
+            f"version={host.implementation_version!r})")

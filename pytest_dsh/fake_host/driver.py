@@ -39,9 +39,11 @@ from pytest_dsh.driving.api import (
     WatcherCall,
     WatcherMode,
     WatcherOrder,
+    agent_repr,
     check_action_point,
     check_envelope,
     check_event_start,
+    host_repr,
 )
 from pytest_dsh.driving.faults import Durability, FaultPlan, FlushRecord, check_durability
 from pytest_dsh.driving.json_limits import json_copy
@@ -230,6 +232,9 @@ class PythonAgentDriver:
     def __init__(self, host: PythonHostDriver, agent: FakeAgent) -> None:
         self._host = host
         self.agent = agent
+
+    def __repr__(self) -> str:
+        return agent_repr(self)
 
     @property
     def id(self) -> str:
@@ -525,6 +530,9 @@ class PythonHostDriver:
         self._ordinary_watchers: list[_OrdinaryWatcherPlugin] = []
         self._last_watchers = _LastWatchersPlugin(self._watchers)
         self.host.process.pm.register(self._last_watchers)
+
+    def __repr__(self) -> str:
+        return host_repr(self)
 
     @property
     def now_ms(self) -> int:

@@ -40,9 +40,11 @@ from pytest_dsh.driving.api import (
     WatcherCall,
     WatcherMode,
     WatcherOrder,
+    agent_repr,
     check_action_point,
     check_envelope,
     check_event_start,
+    host_repr,
 )
 from pytest_dsh.driving.faults import Durability, FaultPlan, FlushRecord, check_durability
 from pytest_dsh.driving.json_limits import json_value_problem
@@ -253,6 +255,9 @@ class BridgeAgentDriver:
 
     def _call(self, op: str, **args: Any) -> Any:
         return self._host._call(op, agent=self.handle, **args)
+
+    def __repr__(self) -> str:
+        return agent_repr(self)
 
     @property
     def id(self) -> str:
@@ -466,6 +471,9 @@ class BridgeHostDriver:
             self._release_channel()
             self._release_root()
             raise
+
+    def __repr__(self) -> str:
+        return host_repr(self)
 
     @property
     def process(self) -> BridgeChannel:
