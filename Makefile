@@ -66,7 +66,7 @@ typecheck: $(STAMP)
 	@ln -sfn ../fixtures .typecheck/dsh_fixtures; ln -sfn ../conformance .typecheck/dsh_conformance
 	@ln -sfn ../specification .typecheck/dsh_spec
 	cd .typecheck && ../$(BIN)/mypy --config-file ../pyproject.toml -p pytest_dsh -p dsh_reference -p dsh_fixtures -p dsh_spec
-	cd .typecheck && ../$(BIN)/mypy --config-file ../pyproject.toml ../benchmarks/run.py ../benchmarks/instructions.py ../benchmarks/interpreter.py ../benchmarks/machine_share.py
+	cd .typecheck && ../$(BIN)/mypy --config-file ../pyproject.toml ../benchmarks/run.py ../benchmarks/instructions.py ../benchmarks/interpreter.py ../benchmarks/machine_share.py ../benchmarks/node_share.py
 
 # The HTML report is checked in a headless Chromium (Debian package).
 # The mutant catalog (one pytest process per mutant) is its own target so that

@@ -42,6 +42,8 @@ from typing import Any
 
 from interpreter import interpreter
 from machine_share import cpu_times, others_and_steal
+from node_share import ENVIRONMENT as NODE_SHARE_FILE
+from node_share import merge as merge_node_shares
 
 from pytest_dsh import TZDATA_VERSION, __version__
 from pytest_dsh.contract import SessionEvent
@@ -320,29 +322,64 @@ def _children_cpu() -> float:
 @dataclass(frozen=True)
 class SuiteRun:
     """One pytest run of a suites row: its wall and CPU time (user + sys of the
-    process and what it waited for), what the rest of the machine used and the
-    hypervisor stole meanwhile (machine_share), and pytest's summary line."""
+    process and what it waited for), the part of that CPU its test processes'
+    children used (the Node bridge; node_share), what the rest of the machine
+    used and the hypervisor stole meanwhile (machine_share), and pytest's
+    summary line. ``files`` is the children's CPU by test file."""
 
     wall_s: float
     cpu_s: float
+    node_s: float | None
     others: str
     steal: str
     summary: str
+    files: dict[str, Any]
 
     def row(self, label: str) -> list[str]:
-        return [label, f"{self.wall_s:.1f}", f"{self.cpu_s:.1f}", self.others, self.steal,
-                self.summary]
+        node = "n/a" if self.node_s is None else f"{self.node_s:.1f}"
+        return [label, f"{self.wall_s:.1f}", f"{self.cpu_s:.1f}", node, self.others,
+                self.steal, self.summary]
+
+
+def _node_share_env(scratch: Path) -> tuple[dict[str, str], Path]:
+    """The environment that loads benchmarks/node_share.py into a run's pytest
+    processes (its folder holds that file alone, so nothing else of this
+    folder shadows a module), and the file name its counts go to."""
+    plugins = scratch / ".node-share"
+    plugins.mkdir()
+    (plugins / "node_share.py").symlink_to(Path(__file__).with_name("node_share.py").resolve())
+    target = scratch / ".node-share" / "counts.json"
+    path = os.pathsep.join(filter(None, [str(plugins), os.environ.get("PYTHONPATH", "")]))
+    plugins_env = ",".join(filter(None, [os.environ.get("PYTEST_PLUGINS", ""), "node_share"]))
+    env = {**os.environ, "PYTHONPATH": path, "PYTEST_PLUGINS": plugins_env,
+           NODE_SHARE_FILE: str(target)}
+    return env, target
+
+
+def _node_shares(target: Path) -> dict[str, Any] | None:
+    """The counts every process of the run wrote (one file, or one per worker)."""
+    documents = []
+    for path in sorted(target.parent.glob(target.name + "*")):
+        try:
+            documents.append(json.loads(path.read_text()))
+        except (OSError, ValueError):
+            continue
+    return merge_node_shares(documents) if documents else None
 
 
 def timed_run(command: list[str], cwd: str) -> tuple[SuiteRun, str]:
     """``command`` run to its end in ``cwd``, timed; and its standard output."""
+    env, target = _node_share_env(Path(cwd))
     machine_before, cpu = cpu_times(), _children_cpu()
     began = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True, check=False, cwd=cwd)
+    done = subprocess.run(command, capture_output=True, text=True, check=False, cwd=cwd, env=env)
     elapsed, cpu = time.perf_counter() - began, _children_cpu() - cpu
     others, steal = others_and_steal(machine_before, cpu_times(), cpu)
     summary = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else done.stderr
-    return SuiteRun(elapsed, cpu, others, steal, summary.strip("= ")), done.stdout
+    shares = _node_shares(target)
+    node = None if shares is None else float(shares["child_cpu_s"])
+    files = {} if shares is None else shares["files"]
+    return SuiteRun(elapsed, cpu, node, others, steal, summary.strip("= "), files), done.stdout
 
 
 def suite_seconds(impl: str, *extra: str, package: str = "dsh_conformance") -> SuiteRun:
@@ -354,6 +391,28 @@ def suite_seconds(impl: str, *extra: str, package: str = "dsh_conformance") -> S
                *extra]
     with tempfile.TemporaryDirectory(prefix="dsh-bench-") as scratch:
         return timed_run(command, scratch)[0]
+
+
+def node_by_file(run: SuiteRun, top: int = 8) -> list[list[str]]:
+    """Rows of the children's CPU by test file, the largest ``top`` and the rest."""
+    rows, rest_s, rest_tests = [], 0.0, 0
+    for index, (name, entry) in enumerate(run.files.items()):
+        if index < top:
+            shown = name if name.startswith("(") else f"`{name}`"
+            rows.append([shown, f"{entry['tests']:,}", f"{entry['child_cpu_s']:.1f}"])
+        else:
+            rest_s, rest_tests = rest_s + entry["child_cpu_s"], rest_tests + entry["tests"]
+    if rest_tests or rest_s:
+        rows.append(["every other file", f"{rest_tests:,}", f"{rest_s:.1f}"])
+    return rows
+
+
+def cli_verdict(stdout: str) -> str:
+    """The verdict line ``dsh-conformance`` printed (the report files it lists
+    come after it), else its last line."""
+    lines = [line.strip() for line in stdout.splitlines() if line.strip()]
+    return next((line for line in reversed(lines) if line.startswith("dsh-conformance:")),
+                lines[-1] if lines else "")
 
 
 def npm_author_run(workers: int) -> list[str]:
@@ -374,9 +433,9 @@ def npm_author_run(workers: int) -> list[str]:
         subprocess.run(command, capture_output=True, check=False, cwd=scratch)  # warm the cache
         run, stdout = timed_run(command, scratch)
     lines = stdout.count("\n")
-    verdict = next((line for line in reversed(stdout.splitlines()) if line.strip()), "")
+    verdict = cli_verdict(stdout)
     label = f"npm author's full run, official schedule package, {workers} workers"
-    return replace(run, summary=f"{lines:,} lines printed; {verdict.strip()}").row(label)
+    return replace(run, summary=f"{lines:,} lines printed; {verdict}").row(label)
 
 
 # -- report ------------------------------------------------------------------------------
@@ -523,7 +582,10 @@ def _run(options: argparse.Namespace) -> None:
             spreads.append((f"{workers} workers", ("-n", str(workers))))
         for impl in impls:
             for label, extra in spreads:
-                yield suite_seconds(impl, *extra).row(f"conformance suite, {impl}, {label}")
+                run = suite_seconds(impl, *extra)
+                if impl == "official" and not extra:
+                    by_file.append(run)
+                yield run.row(f"conformance suite, {impl}, {label}")
         # The full DST tables of both builds, side by side (each in one process).
         dst_impls = [impl for impl in impls
                      if impl == "reference" or not options.no_official_dst]
@@ -535,8 +597,12 @@ def _run(options: argparse.Namespace) -> None:
         if "official" in impls and not options.no_npm_run:
             yield npm_author_run(workers)
 
-    table(["run", "wall s", "CPU s (user + sys)", "the rest of the machine, CPU s", "steal s",
-           "pytest summary"], suites())
+    by_file: list[SuiteRun] = []
+    table(["run", "wall s", "CPU s (user + sys)", "of which Node s",
+           "the rest of the machine, CPU s", "steal s", "pytest summary"], suites())
+    for run in by_file:  # where the official run's Node time goes
+        table(["official suite, one process: test file", "tests", "Node CPU s"],
+              node_by_file(run))
 
 
 if __name__ == "__main__":

@@ -34,6 +34,12 @@ def interpreter() -> ModuleType:
 
 
 @pytest.fixture(scope="session")
+def node_share() -> ModuleType:
+    """``benchmarks/node_share.py``."""
+    return _load("benchmark_node_share", BENCHMARKS / "node_share.py")
+
+
+@pytest.fixture(scope="session")
 def machine_share() -> ModuleType:
     """``benchmarks/machine_share.py``."""
     return _load("benchmark_machine_share", BENCHMARKS / "machine_share.py")

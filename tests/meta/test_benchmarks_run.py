@@ -49,3 +49,16 @@ def test_both_builds_are_measured_in_one_run(tmp_path, bridge_node):
                         if line.startswith("| official | 0.25 |")]
     node_cpu = official_span.split("|")[7].strip()
     assert node_cpu != "n/a" and float(node_cpu) > 0, "the Node process's CPU is counted"
+
+
+def test_an_npm_runs_row_quotes_the_clis_verdict_not_the_report_files_after_it(tmp_path):
+    probe = (
+        "import sys; sys.path.insert(0, sys.argv[1]); import run; print(run.cli_verdict("
+        "'verdict: conforms\\ndsh-conformance: conforms (exit status 0)\\n"
+        "  dsh-report/report.html\\n  dsh-report/report.md\\n'), run.cli_verdict('only\\n'),"
+        " repr(run.cli_verdict('')), sep='|')"
+    )
+    done = children.run([sys.executable, "-c", probe, str(SCRIPT.parent)],
+                        capture_output=True, text=True, check=False, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "dsh-conformance: conforms (exit status 0)|only|''"
