@@ -47,8 +47,25 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> object | Non
         return None  # an xdist whose scope scheduler is built otherwise: plain load
 
     class ReplayGroupScheduling(LoadScopeScheduling):  # type: ignore[misc]
+        def __init__(self, config: pytest.Config, log: Any = None) -> None:
+            super().__init__(config, log)
+            #: Workers whose channel closed while they were sent work.
+            self._gone: set[Any] = set()
+
         def _split_scope(self, nodeid: str) -> str:
             return replay_scope(nodeid)
+
+        def _assign_work_unit(self, node: Any) -> None:
+            try:
+                super()._assign_work_unit(node)
+            except OSError:
+                # The worker died while it was being sent work (a test that
+                # ends its process can do so before the first schedule has
+                # sent a worker all it keeps ahead). xdist recorded the unit
+                # as the worker's before sending it, so the worker's crash
+                # report (remove_node) hands it to another worker, as it
+                # does the rest of the worker's unfinished work.
+                self._gone.add(node)
 
         def _reschedule(self, node: Any) -> None:
             # xdist's scope scheduler sends one unit once a worker has two
@@ -56,12 +73,13 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> object | Non
             # waits on the controller for most of its next test, and a
             # two-worker run of the reference took twice the wall time of a
             # serial one. A worker is kept _QUEUED tests ahead instead.
-            if node.shutting_down:
+            if node.shutting_down or node in self._gone:
                 return
             if not self.workqueue:
                 node.shutdown()
                 return
-            while self.workqueue and self._pending_of(self.assigned_work[node]) < _QUEUED:
+            while (self.workqueue and node not in self._gone
+                   and self._pending_of(self.assigned_work[node]) < _QUEUED):
                 self._assign_work_unit(node)
 
         def mark_test_complete(self, node: Any, item_index: int, duration: float = 0) -> None:
@@ -82,6 +100,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> object | Non
             # another worker, the test that crashed it included, which then
             # crashes that one too. As under load, the crashed test is
             # reported failed and not run again; the rest of its unit is.
+            self._gone.discard(node)
             workload: dict[str, dict[str, bool]] = self.assigned_work.pop(node)
             pending = [(scope, nodeid) for scope, unit in workload.items()
                        for nodeid, done in unit.items() if not done]

@@ -5,6 +5,7 @@ Kit behaviour: no README sentence."""
 from __future__ import annotations
 
 import collections
+import types
 
 import pytest
 
@@ -62,3 +63,59 @@ def test_a_dst_zone_s_two_levels_run_once_each_on_one_worker(pytester, monkeypat
     assert len(by_zone) * 2 == len(ran), ran
     assert all(len(workers) == 1 for workers in by_zone.values()), by_zone
     assert set().union(*by_zone.values()) == {"ran-gw0.txt", "ran-gw1.txt"}
+
+
+class _Config:
+    """What the scheduler reads of a conformance run on two workers."""
+
+    option = types.SimpleNamespace(loadscopereorder=True)
+
+    def getvalue(self, name: str) -> object:
+        return {"dist": "load", "tx": ["2*popen"]}[name]
+
+    def getoption(self, name: str, default: object = None) -> object:
+        return {"dsh_impl": "reference"}.get(name, default)
+
+
+class _Worker:
+    """A worker whose channel closes once it has been sent ``alive_for`` units
+    (its first test ended its process while the controller was still sending)."""
+
+    def __init__(self, name: str, alive_for: int | None = None) -> None:
+        self.gateway = type("Gateway", (), {"id": name})()
+        self.shutting_down = False
+        self.alive_for = alive_for
+        self.sent: list[list[int]] = []
+
+    def send_runtest_some(self, indices: list[int]) -> None:
+        if self.alive_for is not None and len(self.sent) >= self.alive_for:
+            raise OSError("cannot send (already closed?)")
+        self.sent.append(list(indices))
+
+    def shutdown(self) -> None:
+        self.shutting_down = True
+
+
+def test_a_worker_that_dies_while_it_is_sent_work_loses_no_test():
+    from pytest_dsh.pytest_plugin.replay_groups import pytest_xdist_make_scheduler
+
+    collection = ["t.py::test_dies", *(f"t.py::test_ok[{n}]" for n in range(11))]
+    scheduler = pytest_xdist_make_scheduler(_Config(), None)  # type: ignore[arg-type]
+    assert type(scheduler).__name__ == "ReplayGroupScheduling"
+    dying, other = _Worker("gw0", alive_for=1), _Worker("gw1")
+    for worker in (dying, other):
+        scheduler.add_node(worker)
+        scheduler.add_node_collection(worker, collection)
+    scheduler.schedule()  # the send to the dead worker used to raise here
+    assert dying.sent == [[0]]
+    # Its crash report names the test that was running, and what it was
+    # recorded as given but never received goes to the other worker.
+    assert scheduler.remove_node(dying) == "t.py::test_dies"
+    finished = 0
+    while finished < len(other.sent):  # each completion may send the next units
+        for index in other.sent[finished]:
+            scheduler.mark_test_complete(other, index)
+        finished += 1
+    ran = sorted(i for batch in other.sent for i in batch)
+    assert ran == list(range(1, len(collection))), "every other test once, on the live worker"
+    assert not scheduler.workqueue and other.shutting_down
