@@ -44,6 +44,7 @@ from interpreter import interpreter
 from machine_share import cpu_times, others_and_steal
 from node_share import ENVIRONMENT as NODE_SHARE_FILE
 from node_share import merge as merge_node_shares
+from node_share import stat_cpu_ticks
 
 from pytest_dsh import TZDATA_VERSION, __version__
 from pytest_dsh.contract import SessionEvent
@@ -296,11 +297,10 @@ def _node_cpu(host: HostDriver) -> float | None:
     if pid is None:
         return None
     try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        ticks = stat_cpu_ticks(Path(f"/proc/{pid}/stat").read_text())
     except OSError:
         return None
-    # Fields 14 and 15 of stat (utime, stime), counted after the command name.
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return None if ticks is None else ticks / os.sysconf("SC_CLK_TCK")
 
 
 def _reference_projection(host: HostDriver, agent: AgentDriver) -> Any:
@@ -348,7 +348,7 @@ def _node_share_env(scratch: Path) -> tuple[dict[str, str], Path]:
     plugins = scratch / ".node-share"
     plugins.mkdir()
     (plugins / "node_share.py").symlink_to(Path(__file__).with_name("node_share.py").resolve())
-    target = scratch / ".node-share" / "counts.json"
+    target = plugins / "counts.json"
     path = os.pathsep.join(filter(None, [str(plugins), os.environ.get("PYTHONPATH", "")]))
     plugins_env = ",".join(filter(None, [os.environ.get("PYTEST_PLUGINS", ""), "node_share"]))
     env = {**os.environ, "PYTHONPATH": path, "PYTEST_PLUGINS": plugins_env,

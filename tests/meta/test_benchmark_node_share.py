@@ -101,7 +101,7 @@ def test_a_parallel_run_counts_each_worker_once_and_not_its_controller(tmp_path,
     assert {name: files[name]["tests"] for name in _TESTS} == dict.fromkeys(_TESTS, 1)
     # The controller's children are the workers: counted, they would add the
     # workers' own CPU (a pytest start-up each, well over a second) to the total.
-    assert 0.5 <= counted["node_s"] < 0.5 + 0.5
+    assert 0.5 <= counted["node_s"] < 1.0
 
 
 @pytest.mark.parametrize(
